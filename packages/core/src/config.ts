@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+export const ROLE_NAMES = ['api', 'worker', 'delivery', 'scheduler'] as const;
+export type Role = (typeof ROLE_NAMES)[number];
+
+const DEFAULT_RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/botfleet'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  ROLES: commaList
+    .pipe(z.array(z.enum(ROLE_NAMES, { message: `each role must be one of ${ROLE_NAMES.join(', ')}` })).min(1))
+    .default([...ROLE_NAMES]),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  CHROMIUM_PATH: z.string().min(1).optional(),
+  PROXY_URLS: commaList.pipe(z.array(z.string().url())).default([]),
+  SECRETS_KEY: z
+    .string()
+    .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64')
+    .optional(),
+  ALLOW_PRIVATE_NETWORK: booleanFromEnv.default(true),
+  MIN_SCHEDULE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
+  WEBHOOK_RETRY_DELAYS_MS: commaList
+    .pipe(z.array(z.string().regex(/^\d+$/, 'must be whole milliseconds').transform(Number)))
+    .default(DEFAULT_RETRY_DELAYS_MS),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  SCREENSHOT_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('botfleet'),
+  DATA_DIR: z.string().min(1).default('.data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** 32-byte key from 64 hex chars or base64; null when it is neither. */
+export function decodeKey(value: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  const b64 = Buffer.from(value, 'base64');
+  return b64.length === 32 ? b64 : null;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once; a bad value throws a ConfigError naming each variable. */
+export function parseEnv(env: Record<string, string | undefined>): Env {
+  // Empty strings mean "unset", as in most .env tooling.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = EnvSchema.safeParse(present);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${String(i.path[0] ?? '?')}: ${i.message}`));
+  }
+  return result.data;
+}

@@ -1,0 +1,51 @@
+/** Every error code the API can answer with, and the HTTP status it maps to. */
+export const ERROR_STATUS = {
+  /** Body, query or path failed validation; `details` lists `{ path, message }`. */
+  validation_error: 400,
+  /** The body is not JSON. */
+  invalid_json: 400,
+  /** A trigger `params` key that the manifest does not define. */
+  unknown_parameter: 400,
+  /** A trigger param of the wrong type, or a required one missing. */
+  invalid_parameter: 400,
+  /** No, malformed, unknown or revoked API key. */
+  unauthorized: 401,
+  /** The key lacks the permission. */
+  forbidden: 403,
+  /** No such resource, or it belongs to another organization. */
+  not_found: 404,
+  /** The request conflicts with the resource's state (e.g. triggering a paused bot). */
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  /** A dependency (database, Redis) is down. */
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** A failure with a stable code; services throw it, the API's error handler renders it. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);

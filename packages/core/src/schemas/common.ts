@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/** An absolute http(s) URL. */
+export const HttpUrlSchema = z
+  .string()
+  .max(2048)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL');
+
+/** Unix milliseconds, as every timestamp in the API. */
+export const TimestampSchema = z.number().int().describe('Unix time in milliseconds');
+
+export const IdentifierSchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an identifier (letters, digits, _; max 64)');
+
+export const PaginationQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(200).optional(),
+});
+export type PaginationQuery = z.infer<typeof PaginationQuerySchema>;
+
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+}
+
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item) });
+}
+
+export const ErrorEnvelopeSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.unknown().optional(),
+  }),
+});

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { TimestampSchema } from './common';
+
+export const ExecutionStatusSchema = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);
+export type ExecutionStatus = z.infer<typeof ExecutionStatusSchema>;
+export const FINAL_EXECUTION_STATUSES: readonly ExecutionStatus[] = ['completed', 'failed', 'cancelled'];
+
+export const TriggerBodySchema = z.strictObject({
+  params: z.record(z.string().max(64), z.unknown()).optional(),
+});
+
+export const ExecutionSchema = z.object({
+  id: z.string(),
+  botId: z.string(),
+  status: ExecutionStatusSchema,
+  trigger: z.enum(['api', 'schedule']),
+  params: z.record(z.string(), z.unknown()),
+  createdAt: TimestampSchema,
+  startedAt: TimestampSchema.nullable(),
+  completedAt: TimestampSchema.nullable(),
+  duration: z.number().int().nullable().describe('ms from start to end (elapsed so far while running)'),
+});
+export type ExecutionView = z.infer<typeof ExecutionSchema>;
+
+export const StepStatusSchema = z.enum(['completed', 'failed', 'skipped']);
+export type StepStatus = z.infer<typeof StepStatusSchema>;
+
+export const StepOutputSchema = z.object({
+  index: z.number().int(),
+  action: z.string(),
+  status: StepStatusSchema,
+  data: z.unknown().nullable(),
+  error: z.string().nullable(),
+  startedAt: TimestampSchema,
+  duration: z.number().int(),
+});
+export type StepOutputView = z.infer<typeof StepOutputSchema>;
+
+export const LogSourceSchema = z.enum(['runner', 'script', 'system']);
+export type LogSource = z.infer<typeof LogSourceSchema>;
+export const LogLevelSchema = z.enum(['debug', 'info', 'warn', 'error']);
+export type LogLevel = z.infer<typeof LogLevelSchema>;
+
+export const LogEntrySchema = z.object({
+  timestamp: TimestampSchema,
+  level: LogLevelSchema,
+  source: LogSourceSchema,
+  message: z.string(),
+});
+export type LogEntry = z.infer<typeof LogEntrySchema>;
+
+export const FailureSchema = z.object({
+  error: z.string(),
+  screenshotUrl: z.string().nullable(),
+  stepIndex: z.number().int().nullable(),
+});

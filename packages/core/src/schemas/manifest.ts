@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { DATA_PATH_PATTERN } from '../data-path';
+import { HttpUrlSchema, IdentifierSchema } from './common';
+
+/** The placeholder secrets read back as; sending it back on PUT keeps the stored secret. */
+export const MASKED_SECRET = '********';
+
+const LOCALE = /^[a-z]{2,3}(-[A-Z][a-z]{3})?-([A-Z]{2}|\d{3})$/;
+
+function isIanaZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return zone.includes('/') || zone === 'UTC' || zone === 'GMT';
+  } catch {
+    return false;
+  }
+}
+
+export const CapabilitiesSchema = z.strictObject({
+  proxy: z.boolean().optional(),
+  locale: z.string().regex(LOCALE, 'must be a language-region locale such as en-US').optional(),
+  userAgent: z.string().min(1).max(1000).optional(),
+  timezone: z.string().max(64).refine(isIanaZone, 'must be an IANA time zone such as Europe/Paris').optional(),
+  geolocation: z
+    .strictObject({
+      latitude: z.number().min(-90).max(90),
+      longitude: z.number().min(-180).max(180),
+    })
+    .optional(),
+  adBlocking: z.boolean().optional(),
+  resolution: z
+    .strictObject({
+      width: z.number().int().min(100).max(7680),
+      height: z.number().int().min(100).max(4320),
+    })
+    .optional(),
+  timeout: z.number().int().min(1).max(3600).describe('Maximum execution time in seconds').optional(),
+});
+export type Capabilities = z.infer<typeof CapabilitiesSchema>;
+
+export const WebhookAuthSchema = z.enum(['none', 'hmac', 'jwt']);
+export type WebhookAuth = z.infer<typeof WebhookAuthSchema>;
+
+/** The webhook section as written. Secrets may be omitted (or masked) to keep the stored ones. */
+export const WebhookInputSchema = z.strictObject({
+  url: HttpUrlSchema,
+  auth: WebhookAuthSchema.default('none'),
+  secret: z.string().min(1).max(1000).optional(),
+  loginUrl: HttpUrlSchema.optional(),
+  username: z.string().min(1).max(500).optional(),
+  password: z.string().min(1).max(1000).optional(),
+  dataPath: z.string().max(500).regex(DATA_PATH_PATTERN, 'must be a dot-notation path such as items.0.name').optional(),
+});
+export type WebhookInput = z.infer<typeof WebhookInputSchema>;
+
+/** The webhook section as stored beside its encrypted secrets (no secret in it). */
+export interface StoredWebhook {
+  url: string;
+  auth: WebhookAuth;
+  loginUrl?: string;
+  username?: string;
+  dataPath?: string;
+}
+
+export const ParameterTypeSchema = z.enum(['string', 'number', 'integer', 'boolean']);
+export type ParameterType = z.infer<typeof ParameterTypeSchema>;
+
+export const ParameterDefinitionSchema = z.strictObject({
+  name: IdentifierSchema,
+  type: ParameterTypeSchema,
+  description: z.string().max(1000).optional(),
+  required: z.boolean().default(false),
+});
+export type ParameterDefinition = z.infer<typeof ParameterDefinitionSchema>;
+
+export const ParametersSchema = z
+  .array(ParameterDefinitionSchema)
+  .max(100)
+  .superRefine((params, ctx) => {
+    const seen = new Set<string>();
+    params.forEach((param, i) => {
+      if (seen.has(param.name)) {
+        ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate parameter name '${param.name}'` });
+      }
+      seen.add(param.name);
+    });
+  });
+
+export const ManifestUpdateSchema = z.strictObject({
+  capabilities: CapabilitiesSchema.optional(),
+  webhook: WebhookInputSchema.nullable().optional(),
+  parameters: ParametersSchema.optional(),
+});
+export type ManifestUpdate = z.infer<typeof ManifestUpdateSchema>;
+
+export const ManifestSchema = z.object({
+  capabilities: CapabilitiesSchema,
+  webhook: WebhookInputSchema.nullable().describe('secret and password read back as "********"'),
+  parameters: z.array(ParameterDefinitionSchema),
+});
+export type Manifest = z.infer<typeof ManifestSchema>;
