@@ -13,3 +13,6 @@ export * from './schemas/execution';
 export * from './schemas/schedule';
 export * from './schemas/script';
 export * from './schemas/api-key';
+export * from './logger';
+export * from './cursor';
+export * from './api-key-token';

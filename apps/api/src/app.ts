@@ -1,0 +1,49 @@
+import { AppError } from '@botfleet/core';
+import express, { type Express } from 'express';
+import type { ApiDeps } from './deps';
+import { createAuthenticator } from './http/authenticate';
+import { errorHandler } from './http/error-handler';
+import { jsonBody } from './http/json-body';
+import { createHttpMetrics } from './http/metrics';
+import { mountRoutes } from './http/mount-routes';
+import { requestId } from './http/request-id';
+import { requestLog } from './http/request-log';
+import type { Route } from './http/route';
+import { buildOpenApiDocument } from './openapi/build-document';
+import { apiKeyRoutes } from './routes/api-keys.router';
+import { botRoutes } from './routes/bots.router';
+import { healthRouter } from './routes/health.router';
+import { manifestRoutes } from './routes/manifest.router';
+
+export const API_PREFIX = '/api/v1';
+
+/** Every /api/v1 endpoint, in documentation order. */
+export function apiRoutes(deps: ApiDeps): Route[] {
+  return [...botRoutes(deps), ...manifestRoutes(deps), ...apiKeyRoutes(deps)];
+}
+
+export function createApp(deps: ApiDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+  const metrics = createHttpMetrics();
+  const routes = apiRoutes(deps);
+  const openApi = buildOpenApiDocument(routes, { version: '1.0.0', serverUrl: deps.settings.publicBaseUrl });
+
+  app.use(requestId);
+  app.use(requestLog(deps.logger));
+  app.use(metrics.middleware);
+  app.use(healthRouter(deps));
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
+    res.json(openApi);
+  });
+  app.use(jsonBody(deps.settings.bodyLimitBytes));
+  app.use(API_PREFIX, mountRoutes(routes, createAuthenticator(deps.db)));
+  app.use((req, _res, next) => next(new AppError('not_found', `No route for ${req.method} ${req.path}`)));
+  app.use(errorHandler(deps.logger));
+  return app;
+}

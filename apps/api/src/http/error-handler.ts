@@ -1,0 +1,80 @@
+import { AppError, type ErrorCode, type Logger } from '@botfleet/core';
+import type { NextFunction, Request, Response } from 'express';
+
+interface HttpLikeError {
+  type?: string;
+  status?: number;
+  code?: string;
+  message?: string;
+}
+
+/** body-parser's own errors (size, encoding) mapped to the contract's codes. */
+function fromBodyParser(err: HttpLikeError): AppError | null {
+  switch (err.type) {
+    case 'entity.too.large':
+      return new AppError('payload_too_large', 'Request body is too large');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('unsupported_media_type', 'Unsupported body encoding or charset');
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new AppError('invalid_json', 'Request body was incomplete');
+    default:
+      return null;
+  }
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'P1001', 'P1017', 'P2024']);
+
+/** A database or Redis that is down or unreachable: the client may retry later. */
+function isDependencyDown(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const candidate = e as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
+    if (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
+    if (candidate.name === 'MaxRetriesPerRequestError') return true;
+    if (typeof candidate.message === 'string' && /enableOfflineQueue|Connection is closed|ECONNREFUSED|Can't reach database/.test(candidate.message)) {
+      return true;
+    }
+    e = candidate.cause;
+  }
+  return false;
+}
+
+function toAppError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  const httpish = err as HttpLikeError;
+  const mapped = fromBodyParser(httpish);
+  if (mapped) return mapped;
+  if (httpish?.code === 'P2025') return new AppError('not_found', 'Resource not found');
+  if (httpish?.code === 'P2002') return new AppError('conflict', 'Resource already exists');
+  if (isDependencyDown(err)) return new AppError('unavailable', 'A backing service is unavailable; retry shortly');
+  return null;
+}
+
+export function sendError(res: Response, code: ErrorCode, message: string, details?: unknown): void {
+  const error: Record<string, unknown> = { code, message };
+  if (details !== undefined) error.details = details;
+  if (code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
+  if (code === 'unavailable') res.setHeader('Retry-After', '5');
+  res.status(new AppError(code, message).status).json({ error });
+}
+
+/** The single error handler, last in the chain: AppErrors become the envelope, the rest a 500. */
+export function errorHandler(logger: Logger) {
+  // Express recognises error handlers by their four parameters.
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const appError = toAppError(err);
+    if (res.headersSent) {
+      logger.error({ err, requestId: req.id }, 'error after response started');
+      res.destroy();
+      return;
+    }
+    if (appError) {
+      if (appError.status >= 500) logger.warn({ requestId: req.id, code: appError.code, err }, appError.message);
+      sendError(res, appError.code, appError.message, appError.details);
+      return;
+    }
+    logger.error({ err, requestId: req.id, method: req.method, path: req.path }, 'unhandled error');
+    sendError(res, 'internal_error', 'Internal server error', { requestId: req.id });
+  };
+}

@@ -1,0 +1,62 @@
+import { AppError } from '@botfleet/core';
+import express, { type NextFunction, type Request, type Response } from 'express';
+
+/** Keys that could reach Object.prototype when a parsed body is copied or merged. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+class ForbiddenKeyError extends Error {
+  constructor(readonly key: string) {
+    super(`key '${key}' is not allowed`);
+  }
+}
+
+function isJsonContentType(req: Request): boolean {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * JSON-only request bodies with a size limit. The text is parsed here (not by body-parser) so
+ * hostile keys are refused before any code sees them, and every failure maps to the contract:
+ * 415 for another content type, 400 invalid_json, 413 over the limit.
+ */
+export function jsonBody(limitBytes: number) {
+  const readText = express.text({ type: () => true, limit: limitBytes });
+
+  return function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
+    if (!['POST', 'PUT', 'PATCH'].includes(req.method) || !hasBody(req)) {
+      req.body = undefined;
+      next();
+      return;
+    }
+    if (!isJsonContentType(req)) {
+      next(new AppError('unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json)'));
+      return;
+    }
+    readText(req, res, (err?: unknown) => {
+      if (err) {
+        next(err);
+        return;
+      }
+      const text = typeof req.body === 'string' ? req.body : '';
+      try {
+        req.body = text.trim() === '' ? undefined : JSON.parse(text, (key, value: unknown) => {
+          if (FORBIDDEN_KEYS.has(key)) throw new ForbiddenKeyError(key);
+          return value;
+        });
+        next();
+      } catch (parseError) {
+        if (parseError instanceof ForbiddenKeyError) {
+          next(new AppError('validation_error', `Request body: ${parseError.message}`, [{ path: parseError.key, message: 'is not allowed', in: 'body' }]));
+        } else {
+          next(new AppError('invalid_json', 'Request body is not valid JSON'));
+        }
+      }
+    });
+  };
+}

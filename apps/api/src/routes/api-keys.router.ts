@@ -1,0 +1,61 @@
+import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, listOf, notFound } from '@botfleet/core';
+import { createApiKey, listApiKeys, revokeApiKey, type ApiKey } from '@botfleet/db';
+import type { ApiDeps } from '../deps';
+import { defineRoute, type Route } from '../http/route';
+import { ms } from '../views/time';
+import { ApiKeyParams } from './path-params';
+
+const toApiKeyView = (key: ApiKey) => ({
+  id: key.id,
+  name: key.name,
+  permission: key.permission,
+  keyPrefix: key.keyPrefix,
+  createdAt: key.createdAt.getTime(),
+  lastUsedAt: ms(key.lastUsedAt),
+});
+
+export function apiKeyRoutes({ db }: ApiDeps): Route[] {
+  return [
+    defineRoute(
+      {
+        method: 'post',
+        path: '/api-keys',
+        tag: 'API keys',
+        summary: 'Create an API key in the caller’s organization (the key is shown only here)',
+        permission: 'admin',
+        body: CreateApiKeySchema,
+        responses: { 201: { description: 'The new key', schema: CreatedApiKeySchema } },
+      },
+      async ({ auth, body }) => {
+        const { row, key } = await createApiKey(db, { organizationId: auth.organizationId, ...body });
+        return { status: 201, body: { ...toApiKeyView(row), key } };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/api-keys',
+        tag: 'API keys',
+        summary: 'List the organization’s active API keys (no secrets)',
+        permission: 'admin',
+        responses: { 200: { description: 'The keys', schema: listOf(ApiKeySchema) } },
+      },
+      async ({ auth }) => ({ status: 200, body: { data: (await listApiKeys(db, auth.organizationId)).map(toApiKeyView) } }),
+    ),
+    defineRoute(
+      {
+        method: 'delete',
+        path: '/api-keys/:keyId',
+        tag: 'API keys',
+        summary: 'Revoke an API key',
+        permission: 'admin',
+        params: ApiKeyParams,
+        responses: { 204: { description: 'Revoked' } },
+      },
+      async ({ auth, params }) => {
+        if (!(await revokeApiKey(db, auth.organizationId, params.keyId))) throw notFound('API key');
+        return { status: 204 };
+      },
+    ),
+  ];
+}

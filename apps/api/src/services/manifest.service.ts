@@ -1,0 +1,65 @@
+import {
+  AppError,
+  MASKED_SECRET,
+  type Manifest,
+  type ManifestUpdate,
+  type SecretBox,
+  type StoredWebhook,
+  type ValidationIssue,
+  type WebhookInput,
+} from '@botfleet/core';
+import { loadManifest, saveManifest, type Db, type StoredManifest } from '@botfleet/db';
+
+/** The manifest as the API shows it: secrets replaced by the mask. */
+export function toManifestView(stored: StoredManifest): Manifest {
+  const webhook = stored.webhook
+    ? {
+        ...stored.webhook,
+        ...(stored.webhookSecretEnc ? { secret: MASKED_SECRET } : {}),
+        ...(stored.webhookPasswordEnc ? { password: MASKED_SECRET } : {}),
+      }
+    : null;
+  return { capabilities: stored.capabilities, webhook, parameters: stored.parameters };
+}
+
+/** A new secret seals; an omitted or masked one keeps what is stored. */
+function sealOrKeep(box: SecretBox, given: string | undefined, stored: string | null): string | null {
+  if (given === undefined || given === MASKED_SECRET) return stored;
+  return box.encrypt(given);
+}
+
+function mergeWebhook(box: SecretBox, input: WebhookInput, current: StoredManifest) {
+  const { secret, password, ...rest } = input;
+  const webhook: StoredWebhook = rest;
+  // Only the secret the auth mode uses is kept, so switching modes leaves no stale secret behind.
+  const secretEnc = input.auth === 'hmac' ? sealOrKeep(box, secret, current.webhookSecretEnc) : null;
+  const passwordEnc = input.auth === 'jwt' ? sealOrKeep(box, password, current.webhookPasswordEnc) : null;
+
+  const issues: ValidationIssue[] = [];
+  if (input.auth === 'hmac' && !secretEnc) issues.push({ path: 'webhook.secret', message: "is required when auth is 'hmac'" });
+  if (input.auth === 'jwt') {
+    if (!input.loginUrl) issues.push({ path: 'webhook.loginUrl', message: "is required when auth is 'jwt'" });
+    if (!input.username) issues.push({ path: 'webhook.username', message: "is required when auth is 'jwt'" });
+    if (!passwordEnc) issues.push({ path: 'webhook.password', message: "is required when auth is 'jwt'" });
+  }
+  if (issues.length > 0) {
+    throw new AppError('validation_error', `Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues.map((i) => ({ ...i, in: 'body' })));
+  }
+  return { webhook, secretEnc, passwordEnc };
+}
+
+/** Applies a PUT: each present section replaces the stored one, absent sections stay. */
+export async function updateManifest(db: Db, box: SecretBox, botId: string, update: ManifestUpdate): Promise<Manifest> {
+  const current = await loadManifest(db, botId);
+  const next: StoredManifest = { ...current };
+  if (update.capabilities !== undefined) next.capabilities = update.capabilities;
+  if (update.parameters !== undefined) next.parameters = update.parameters;
+  if (update.webhook === null) {
+    Object.assign(next, { webhook: null, webhookSecretEnc: null, webhookPasswordEnc: null });
+  } else if (update.webhook !== undefined) {
+    const merged = mergeWebhook(box, update.webhook, current);
+    Object.assign(next, { webhook: merged.webhook, webhookSecretEnc: merged.secretEnc, webhookPasswordEnc: merged.passwordEnc });
+  }
+  await saveManifest(db, botId, next);
+  return toManifestView(next);
+}

@@ -1,0 +1,67 @@
+import { createLogger, createSecretBox, newId, type Permission } from '@botfleet/core';
+import { createApiKey, createPrismaClient, ensureOrganization, type PrismaClient } from '@botfleet/db';
+import { createQueues, createRedisConnection, type Queues } from '@botfleet/queue';
+import { randomBytes } from 'node:crypto';
+import type { Express } from 'express';
+import { createApp } from '../app';
+import type { ApiDeps, ApiSettings } from '../deps';
+
+export interface TestOrg {
+  id: string;
+  keys: Record<Permission, string>;
+  /** `Authorization` header for a permission level. */
+  auth(permission?: Permission): { Authorization: string };
+}
+
+export interface ApiHarness {
+  app: Express;
+  deps: ApiDeps;
+  db: PrismaClient;
+  queues: Queues;
+  newOrg(): Promise<TestOrg>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real API on the test database (`npm test` points DATABASE_URL at it) and real Redis, with
+ * a queue prefix of its own so test files never see each other's jobs.
+ */
+export async function createApiHarness(overrides: Partial<ApiSettings> = {}): Promise<ApiHarness> {
+  const db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 4 });
+  const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer');
+  const queues = createQueues(redis, `test-${randomBytes(4).toString('hex')}`);
+  const deps: ApiDeps = {
+    db,
+    redis,
+    queues,
+    logger: createLogger({ level: 'silent' }),
+    secretBox: createSecretBox(randomBytes(32)),
+    settings: {
+      bodyLimitBytes: 1024 * 1024,
+      publicBaseUrl: 'http://botfleet.test',
+      minScheduleIntervalSeconds: 60,
+      screenshotUrlTtlSeconds: 3600,
+      urlSigningKey: randomBytes(32),
+      ...overrides,
+    },
+  };
+  return {
+    app: createApp(deps),
+    deps,
+    db,
+    queues,
+    async newOrg() {
+      const org = await ensureOrganization(db, newId('org').replace('_', '-'));
+      const keys = {} as Record<Permission, string>;
+      for (const permission of ['read', 'write', 'admin'] as const) {
+        keys[permission] = (await createApiKey(db, { organizationId: org.id, name: permission, permission })).key;
+      }
+      return { id: org.id, keys, auth: (permission = 'admin') => ({ Authorization: `Bearer ${keys[permission]}` }) };
+    },
+    async close() {
+      await queues.close();
+      redis.disconnect();
+      await db.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import type { BotDetail, BotSummary } from '@botfleet/core';
+import type { Bot } from '@botfleet/db';
+
+export function toBotSummary(bot: Bot): BotSummary {
+  return {
+    id: bot.id,
+    name: bot.name,
+    targetUrl: bot.targetUrl,
+    kind: bot.kind,
+    status: bot.status,
+    tags: bot.tags,
+    createdAt: bot.createdAt.getTime(),
+  };
+}
+
+export function toBotDetail(bot: Bot): BotDetail {
+  return { ...toBotSummary(bot), description: bot.description, updatedAt: bot.updatedAt.getTime() };
+}

@@ -1,0 +1,46 @@
+import type { Logger } from '@botfleet/core';
+
+interface Handler {
+  name: string;
+  run: () => Promise<void>;
+}
+
+/**
+ * One registry of shutdown steps, run in reverse order of registration (stop taking work
+ * first, close shared connections last), each bounded so a stuck step cannot hang the exit.
+ */
+export function createShutdown(logger: Logger, stepTimeoutMs = 30_000) {
+  const handlers: Handler[] = [];
+  let running: Promise<void> | null = null;
+
+  async function runStep(handler: Handler): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        logger.warn({ step: handler.name }, 'shutdown step timed out');
+        resolve();
+      }, stepTimeoutMs);
+    });
+    try {
+      await Promise.race([handler.run(), deadline]);
+    } catch (err) {
+      logger.error({ err, step: handler.name }, 'shutdown step failed');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    register(name: string, run: () => Promise<void>): void {
+      handlers.push({ name, run });
+    },
+    run(): Promise<void> {
+      running ??= (async () => {
+        for (const handler of [...handlers].reverse()) await runStep(handler);
+      })();
+      return running;
+    },
+  };
+}
+
+export type Shutdown = ReturnType<typeof createShutdown>;

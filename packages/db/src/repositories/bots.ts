@@ -1,0 +1,43 @@
+import { newId, type CreateBotInput, type KeysetCursor, type UpdateBotInput } from '@botfleet/core';
+import type { Db } from './db-handle';
+import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
+
+export async function createBot(db: Db, organizationId: string, input: CreateBotInput) {
+  return db.bot.create({
+    data: {
+      id: newId('bot'),
+      organizationId,
+      name: input.name,
+      description: input.description ?? null,
+      targetUrl: input.targetUrl,
+      kind: input.kind,
+      tags: input.tags,
+      manifest: { create: {} },
+    },
+  });
+}
+
+export async function listBots(db: Db, organizationId: string, page: { limit: number; cursor?: KeysetCursor }) {
+  const rows = await db.bot.findMany({
+    where: { organizationId, ...afterCursor(page.cursor) },
+    orderBy: NEWEST_FIRST,
+    take: page.limit + 1,
+  });
+  return toPage(rows, page.limit);
+}
+
+export async function findBot(db: Db, organizationId: string, botId: string) {
+  return db.bot.findFirst({ where: { id: botId, organizationId } });
+}
+
+/** Applies a patch to a bot of this organization; null when there is no such bot. */
+export async function updateBot(db: Db, organizationId: string, botId: string, patch: UpdateBotInput) {
+  const { count } = await db.bot.updateMany({ where: { id: botId, organizationId }, data: patch });
+  return count === 1 ? findBot(db, organizationId, botId) : null;
+}
+
+/** Deletes a bot and, by cascade, everything that belongs to it. */
+export async function deleteBot(db: Db, organizationId: string, botId: string): Promise<boolean> {
+  const { count } = await db.bot.deleteMany({ where: { id: botId, organizationId } });
+  return count === 1;
+}

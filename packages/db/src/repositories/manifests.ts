@@ -1,0 +1,59 @@
+import {
+  CapabilitiesSchema,
+  ParameterDefinitionSchema,
+  type Capabilities,
+  type ParameterDefinition,
+  type StoredWebhook,
+} from '@botfleet/core';
+import { z } from 'zod';
+import { Prisma } from '../generated/prisma/client';
+import type { Db } from './db-handle';
+
+/** A manifest as stored: secrets still sealed (see SecretBox in @botfleet/core). */
+export interface StoredManifest {
+  capabilities: Capabilities;
+  webhook: StoredWebhook | null;
+  webhookSecretEnc: string | null;
+  webhookPasswordEnc: string | null;
+  parameters: ParameterDefinition[];
+}
+
+const StoredWebhookSchema = z.object({
+  url: z.string(),
+  auth: z.enum(['none', 'hmac', 'jwt']),
+  loginUrl: z.string().optional(),
+  username: z.string().optional(),
+  dataPath: z.string().optional(),
+});
+
+const EMPTY: StoredManifest = {
+  capabilities: {},
+  webhook: null,
+  webhookSecretEnc: null,
+  webhookPasswordEnc: null,
+  parameters: [],
+};
+
+/** The bot's manifest; a bot without a row has the empty manifest. */
+export async function loadManifest(db: Db, botId: string): Promise<StoredManifest> {
+  const row = await db.manifest.findUnique({ where: { botId } });
+  if (!row) return EMPTY;
+  return {
+    capabilities: CapabilitiesSchema.parse(row.capabilities),
+    webhook: row.webhook === null ? null : StoredWebhookSchema.parse(row.webhook),
+    webhookSecretEnc: row.webhookSecretEnc,
+    webhookPasswordEnc: row.webhookPasswordEnc,
+    parameters: z.array(ParameterDefinitionSchema).parse(row.parameters),
+  };
+}
+
+export async function saveManifest(db: Db, botId: string, manifest: StoredManifest): Promise<void> {
+  const data = {
+    capabilities: manifest.capabilities as Prisma.InputJsonObject,
+    webhook: manifest.webhook === null ? Prisma.DbNull : (manifest.webhook as unknown as Prisma.InputJsonObject),
+    webhookSecretEnc: manifest.webhookSecretEnc,
+    webhookPasswordEnc: manifest.webhookPasswordEnc,
+    parameters: manifest.parameters as unknown as Prisma.InputJsonArray,
+  };
+  await db.manifest.upsert({ where: { botId }, update: data, create: { botId, ...data } });
+}

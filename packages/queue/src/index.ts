@@ -1,0 +1,3 @@
+export * from './jobs';
+export * from './redis-connection';
+export * from './queues';
