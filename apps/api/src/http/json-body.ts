@@ -5,8 +5,11 @@ import express, { type NextFunction, type Request, type Response } from 'express
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 class ForbiddenKeyError extends Error {
-  constructor(readonly key: string) {
-    super(`key '${key}' is not allowed`);
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+  ) {
+    super(reason);
   }
 }
 
@@ -46,13 +49,15 @@ export function jsonBody(limitBytes: number) {
       const text = typeof req.body === 'string' ? req.body : '';
       try {
         req.body = text.trim() === '' ? undefined : JSON.parse(text, (key, value: unknown) => {
-          if (FORBIDDEN_KEYS.has(key)) throw new ForbiddenKeyError(key);
+          if (FORBIDDEN_KEYS.has(key)) throw new ForbiddenKeyError(key, 'is not allowed');
+          // PostgreSQL cannot store NUL in text or jsonb; refuse it here rather than fail later.
+          if (typeof value === 'string' && value.includes('\u0000')) throw new ForbiddenKeyError(key || '(root)', 'must not contain NUL characters');
           return value;
         });
         next();
       } catch (parseError) {
         if (parseError instanceof ForbiddenKeyError) {
-          next(new AppError('validation_error', `Request body: ${parseError.message}`, [{ path: parseError.key, message: 'is not allowed', in: 'body' }]));
+          next(new AppError('validation_error', `Request body: ${parseError.key} ${parseError.reason}`, [{ path: parseError.key, message: parseError.reason, in: 'body' }]));
         } else {
           next(new AppError('invalid_json', 'Request body is not valid JSON'));
         }

@@ -15,7 +15,7 @@ export function mountRoutes(routes: Route[], authenticate: Authenticate): Router
         const auth = def.permission ? await authenticate(req, def.permission) : PUBLIC;
         const params = def.params ? parseInput(def.params, req.params, 'path') : undefined;
         const query = def.query ? parseInput(def.query, req.query, 'query') : undefined;
-        const body = def.body ? parseInput(def.body, req.body ?? {}, 'body') : undefined;
+        const body = def.body ? parseInput(def.body, req.body === undefined ? {} : req.body, 'body') : undefined;
         const result = await handler({ auth, params, query, body, req, res });
         for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
         if (result.body === undefined) res.status(result.status).end();

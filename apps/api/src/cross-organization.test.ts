@@ -1,0 +1,110 @@
+import { createApiKey } from '@botfleet/db';
+import request from 'supertest';
+import { apiRoutes } from './app';
+import { createApiHarness, type ApiHarness, type TestOrg } from './testing/api-harness';
+
+/*
+ * Every /api/v1 route, discovered from the route table itself, is checked for 401 (no, malformed,
+ * unknown and revoked keys), 403 (too little permission) and 404 for another organization's
+ * resources. A new route without a sample body below fails this suite on purpose.
+ */
+
+const SAMPLE_BODIES: Record<string, object | undefined> = {
+  'post /bots': { name: 'x', targetUrl: 'https://a.example' },
+  'patch /bots/:botId': { name: 'renamed' },
+  'delete /bots/:botId': undefined,
+  'get /bots': undefined,
+  'get /bots/:botId': undefined,
+  'get /bots/:botId/manifest': undefined,
+  'put /bots/:botId/manifest': { capabilities: { locale: 'en-US' } },
+  'post /api-keys': { name: 'k', permission: 'read' },
+  'get /api-keys': undefined,
+  'delete /api-keys/:keyId': undefined,
+};
+
+let h: ApiHarness;
+let owner: TestOrg;
+let stranger: TestOrg;
+let ids: Record<string, string>;
+let routes: ReturnType<typeof apiRoutes>;
+
+beforeAll(async () => {
+  h = await createApiHarness();
+  owner = await h.newOrg();
+  stranger = await h.newOrg();
+  const bot = await request(h.app).post('/api/v1/bots').set(owner.auth('write')).send({ name: 'owned', targetUrl: 'https://a.example' });
+  const key = await createApiKey(h.db, { organizationId: owner.id, name: 'victim', permission: 'read' });
+  ids = { botId: bot.body.id, keyId: key.row.id, executionId: 'exe_unknown', index: '0', scriptId: 'scr_unknown' };
+  routes = apiRoutes(h.deps);
+});
+afterAll(() => h.close());
+
+const pathOf = (template: string) => `/api/v1${template.replace(/:([A-Za-z]+)/g, (_m, name: string) => ids[name] ?? 'x')}`;
+const call = (method: string, template: string, headers: Record<string, string>) => {
+  const body = SAMPLE_BODIES[`${method} ${template}`];
+  const req = request(h.app)[method as 'get'](pathOf(template)).set(headers);
+  return body ? req.send(body) : req;
+};
+const routeCases = () => routes.map((r) => [`${r.definition.method.toUpperCase()} ${r.definition.path}`, r.definition] as const);
+
+it('has a sample body for every route', () => {
+  for (const r of routes) expect(Object.keys(SAMPLE_BODIES)).toContain(`${r.definition.method} ${r.definition.path}`);
+});
+
+it('answers 401 with WWW-Authenticate for missing, malformed, unknown and revoked keys on every route', async () => {
+  const revoked = await createApiKey(h.db, { organizationId: owner.id, name: 'old', permission: 'admin' });
+  await h.db.apiKey.update({ where: { id: revoked.row.id }, data: { revokedAt: new Date() } });
+  const badHeaders: Record<string, string>[] = [
+    {},
+    { Authorization: 'Basic dXNlcjpwYXNz' },
+    { Authorization: 'Bearer' },
+    { Authorization: 'Bearer not-a-key' },
+    { Authorization: `Bearer bf_${'A'.repeat(43)}` },
+    { Authorization: `Bearer ${revoked.key}` },
+  ];
+  for (const [name, def] of routeCases()) {
+    for (const headers of badHeaders) {
+      const res = await call(def.method, def.path, headers);
+      expect({ route: name, headers, status: res.status }).toEqual({ route: name, headers, status: 401 });
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expect(res.body.error.code).toBe('unauthorized');
+    }
+  }
+});
+
+it('answers 403 when the key lacks the permission', async () => {
+  let checked = 0;
+  for (const [name, def] of routeCases()) {
+    const weaker = def.permission === 'admin' ? (['read', 'write'] as const) : def.permission === 'write' ? (['read'] as const) : [];
+    for (const permission of weaker) {
+      const res = await call(def.method, def.path, owner.auth(permission));
+      expect({ route: name, permission, status: res.status }).toEqual({ route: name, permission, status: 403 });
+      expect(res.body.error.code).toBe('forbidden');
+      checked++;
+    }
+  }
+  expect(checked).toBeGreaterThan(5);
+});
+
+it('answers 404 for another organization’s resources and changes nothing', async () => {
+  let checked = 0;
+  for (const [name, def] of routeCases()) {
+    if (!/:([A-Za-z]+)/.test(def.path)) continue;
+    const res = await call(def.method, def.path, stranger.auth('admin'));
+    expect({ route: name, status: res.status }).toEqual({ route: name, status: 404 });
+    expect(res.body.error.code).toBe('not_found');
+    checked++;
+  }
+  expect(checked).toBeGreaterThan(3);
+  const bot = await request(h.app).get(`/api/v1/bots/${ids.botId}`).set(owner.auth('read'));
+  expect(bot.status).toBe(200);
+  expect(bot.body.name).toBe('owned');
+  expect(await h.db.apiKey.findUniqueOrThrow({ where: { id: ids.keyId! } })).toMatchObject({ revokedAt: null });
+});
+
+it('lists only the caller’s own bots and keys', async () => {
+  const bots = await request(h.app).get('/api/v1/bots').set(stranger.auth('read'));
+  expect(bots.body.data).toEqual([]);
+  const keys = await request(h.app).get('/api/v1/api-keys').set(stranger.auth('admin'));
+  expect(keys.body.data.map((k: { name: string }) => k.name).sort()).toEqual(['admin', 'read', 'write']);
+});

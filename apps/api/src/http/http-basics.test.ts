@@ -1,0 +1,76 @@
+import request from 'supertest';
+import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
+
+let h: ApiHarness;
+let org: TestOrg;
+
+beforeAll(async () => {
+  h = await createApiHarness({ bodyLimitBytes: 16 * 1024 });
+  org = await h.newOrg();
+});
+afterAll(() => h.close());
+
+describe('cross-cutting HTTP behaviour', () => {
+  it('gives every response an X-Request-Id and echoes a client one', async () => {
+    const generated = await request(h.app).get('/healthz');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await request(h.app).get('/api/v1/bots').set('X-Request-Id', 'client-abc.123');
+    expect(echoed.headers['x-request-id']).toBe('client-abc.123');
+    const refused = await request(h.app).get('/healthz').set('X-Request-Id', 'bad id with spaces');
+    expect(refused.headers['x-request-id']).not.toBe('bad id with spaces');
+  });
+
+  it('serves liveness, readiness and metrics', async () => {
+    expect((await request(h.app).get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await request(h.app).get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' } });
+    await request(h.app).get('/api/v1/bots').set(org.auth('read'));
+    const metrics = await request(h.app).get('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain('botfleet_http_requests_total{method="GET",route="/bots",status="200"}');
+  });
+
+  it('refuses non-JSON bodies with 415', async () => {
+    const res = await request(h.app).post('/api/v1/bots').set(org.auth('write')).set('Content-Type', 'text/plain').send('name=x');
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('unsupported_media_type');
+    const form = await request(h.app).post('/api/v1/bots').set(org.auth('write')).type('form').send({ name: 'x' });
+    expect(form.status).toBe(415);
+  });
+
+  it('refuses malformed JSON with 400 invalid_json', async () => {
+    const res = await request(h.app).post('/api/v1/bots').set(org.auth('write')).set('Content-Type', 'application/json').send('{"name": ');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { code: 'invalid_json', message: 'Request body is not valid JSON' } });
+  });
+
+  it('refuses bodies over the limit with 413', async () => {
+    const res = await request(h.app)
+      .post('/api/v1/bots')
+      .set(org.auth('write'))
+      .send({ name: 'x', targetUrl: 'https://a.example', description: 'y'.repeat(20 * 1024) });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('payload_too_large');
+  });
+
+  it('answers unknown routes with the envelope', async () => {
+    const res = await request(h.app).get('/api/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+
+  it('publishes an OpenAPI 3.1 document generated from the route table', async () => {
+    const res = await request(h.app).get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const createBot = res.body.paths['/bots'].post;
+    expect(createBot.requestBody.content['application/json'].schema.properties.targetUrl).toBeDefined();
+    expect(createBot.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    expect(createBot.responses['201'].content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['id', 'name', 'targetUrl', 'kind', 'status', 'tags', 'createdAt']),
+    );
+    expect(res.body.paths['/bots/{botId}/manifest'].put['x-permission']).toBe('write');
+    expect(res.body.paths['/bots'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'cursor']);
+  });
+});

@@ -1,0 +1,49 @@
+import { ConfigError, parseEnv } from './config';
+
+describe('parseEnv', () => {
+  it('applies the documented defaults', () => {
+    const env = parseEnv({});
+    expect(env).toMatchObject({
+      PORT: 3000,
+      ROLES: ['api', 'worker', 'delivery', 'scheduler'],
+      ALLOW_PRIVATE_NETWORK: true,
+      MIN_SCHEDULE_INTERVAL_SECONDS: 60,
+      WEBHOOK_RETRY_DELAYS_MS: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      DEFAULT_TIMEOUT_SECONDS: 60,
+      PROXY_URLS: [],
+    });
+  });
+
+  it('parses lists, booleans and numbers', () => {
+    const env = parseEnv({
+      ROLES: 'api, worker',
+      PROXY_URLS: 'http://p1:8080,http://user:pw@p2:3128',
+      ALLOW_PRIVATE_NETWORK: 'false',
+      WEBHOOK_RETRY_DELAYS_MS: '10,20',
+      WORKER_CONCURRENCY: '4',
+      SECRETS_KEY: 'a'.repeat(64),
+    });
+    expect(env.ROLES).toEqual(['api', 'worker']);
+    expect(env.PROXY_URLS).toEqual(['http://p1:8080', 'http://user:pw@p2:3128']);
+    expect(env.ALLOW_PRIVATE_NETWORK).toBe(false);
+    expect(env.WEBHOOK_RETRY_DELAYS_MS).toEqual([10, 20]);
+    expect(env.WORKER_CONCURRENCY).toBe(4);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['ROLES', 'api,web'],
+    ['DATABASE_URL', 'not a url'],
+    ['SECRETS_KEY', 'too-short'],
+    ['ALLOW_PRIVATE_NETWORK', 'maybe'],
+    ['WEBHOOK_RETRY_DELAYS_MS', '5s,10s'],
+    ['WORKER_CONCURRENCY', '0'],
+  ])('names %s when its value is bad', (name, value) => {
+    expect(() => parseEnv({ [name]: value })).toThrow(ConfigError);
+    try {
+      parseEnv({ [name]: value });
+    } catch (err) {
+      expect((err as ConfigError).message).toContain(`${name}:`);
+    }
+  });
+});

@@ -1,0 +1,154 @@
+import { performance } from 'node:perf_hooks';
+import type { WebhookAuth } from '@botfleet/core';
+import { HttpPostError, JwtLoginError } from './errors';
+import { httpPost, type HttpPostResponse } from './http-post';
+import type { JwtTokenCache } from './jwt-token-cache';
+import { signPayload } from './sign';
+
+export interface DeliveryRequest {
+  /** Sent as `webhook-id`; the same on every retry so receivers can deduplicate. */
+  deliveryId: string;
+  botId: string;
+  executionId: string;
+  url: string;
+  auth: WebhookAuth;
+  secret?: string;
+  loginUrl?: string;
+  username?: string;
+  password?: string;
+  /** The exact JSON string to send (see buildDeliveryBody). */
+  body: string;
+  /** Defaults to the current time. */
+  timestampSeconds?: number;
+}
+
+/** The subset of a pino logger this module uses. */
+export interface DeliveryLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface DeliveryOptions {
+  allowPrivateNetwork: boolean;
+  /** Per HTTP request (login and webhook each get the full budget). */
+  timeoutMs?: number;
+  /** Required for `jwt`; shared across deliveries so one login serves many. */
+  tokenCache?: JwtTokenCache;
+  logger?: DeliveryLogger;
+}
+
+export interface DeliveryResult {
+  ok: boolean;
+  /** The receiver's status, or null when it gave none (refused, timeout, network, login failure). */
+  statusCode: number | null;
+  /** Safe to store and show: never contains the secret, password or token. */
+  error: string | null;
+  durationMs: number;
+}
+
+const USER_AGENT = 'botfleet-webhooks/1';
+
+function baseHeaders(request: DeliveryRequest, timestamp: number): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'webhook-id': request.deliveryId,
+    'webhook-timestamp': String(timestamp),
+    'x-botfleet-event': 'execution.completed',
+    'x-botfleet-bot-id': request.botId,
+    'x-botfleet-execution-id': request.executionId,
+  };
+}
+
+/** Belt and braces: messages are built without secrets, but a stray echo must not leak one. */
+function redact(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((out, secret) => (secret.length >= 4 ? out.split(secret).join('[redacted]') : out), text);
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid url)';
+  }
+}
+
+/** Config that cannot work; returned as a failed attempt so it is recorded where users see it. */
+class MisconfiguredWebhook extends Error {}
+
+/**
+ * One delivery attempt. Never throws for HTTP, network, login or configuration failures: they come
+ * back as `ok: false` with a message. For `jwt`, a 401 invalidates the token and the request is
+ * sent once more with a fresh login, within this same attempt.
+ */
+export async function deliverWebhook(request: DeliveryRequest, options: DeliveryOptions): Promise<DeliveryResult> {
+  const started = performance.now();
+  const secrets = [request.secret, request.password].filter((s): s is string => typeof s === 'string');
+  const timestamp = request.timestampSeconds ?? Math.floor(Date.now() / 1000);
+  const headers = baseHeaders(request, timestamp);
+  const http = { allowPrivateNetwork: options.allowPrivateNetwork, timeoutMs: options.timeoutMs };
+  const post = (extra: Record<string, string> = {}): Promise<HttpPostResponse> =>
+    httpPost({ url: request.url, body: request.body, headers: { ...headers, ...extra } }, http);
+
+  let result: DeliveryResult;
+  try {
+    let response: HttpPostResponse;
+    if (request.auth === 'hmac') {
+      if (!request.secret) throw new MisconfiguredWebhook('webhook auth is hmac but no secret is configured');
+      const signature = signPayload({ id: request.deliveryId, timestamp, body: request.body, secret: request.secret });
+      response = await post({ 'webhook-signature': signature });
+    } else if (request.auth === 'jwt') {
+      response = await postWithJwt(request, options, post, (token) => secrets.push(token));
+    } else {
+      response = await post();
+    }
+    const ok = response.statusCode >= 200 && response.statusCode < 300;
+    result = {
+      ok,
+      statusCode: response.statusCode,
+      error: ok ? null : `receiver answered HTTP ${response.statusCode}`,
+      durationMs: Math.round(performance.now() - started),
+    };
+  } catch (err) {
+    if (!(err instanceof HttpPostError || err instanceof JwtLoginError || err instanceof MisconfiguredWebhook)) throw err;
+    result = { ok: false, statusCode: null, error: redact(err.message, secrets), durationMs: Math.round(performance.now() - started) };
+  }
+
+  const fields = {
+    deliveryId: request.deliveryId,
+    botId: request.botId,
+    executionId: request.executionId,
+    host: hostOf(request.url),
+    ...result,
+  };
+  if (result.ok) options.logger?.info(fields, 'webhook delivered');
+  else options.logger?.warn(fields, 'webhook delivery attempt failed');
+  return result;
+}
+
+async function postWithJwt(
+  request: DeliveryRequest,
+  options: DeliveryOptions,
+  post: (extra: Record<string, string>) => Promise<HttpPostResponse>,
+  rememberToken: (token: string) => void,
+): Promise<HttpPostResponse> {
+  const { loginUrl, username, password } = request;
+  if (!loginUrl || !username || !password) {
+    throw new MisconfiguredWebhook('webhook auth is jwt but loginUrl, username or password is missing');
+  }
+  if (!options.tokenCache) throw new TypeError('deliverWebhook needs options.tokenCache for jwt auth');
+  const cache = options.tokenCache;
+  const credentials = { loginUrl, username, password };
+  const loginOptions = { allowPrivateNetwork: options.allowPrivateNetwork, timeoutMs: options.timeoutMs };
+
+  const token = await cache.getToken(credentials, loginOptions);
+  rememberToken(token);
+  const first = await post({ authorization: `Bearer ${token}` });
+  if (first.statusCode !== 401) return first;
+
+  // The token may have been revoked or expired early: one fresh login, one more try, no loop.
+  cache.invalidate(loginUrl, username, token);
+  const renewed = await cache.getToken(credentials, loginOptions);
+  rememberToken(renewed);
+  return post({ authorization: `Bearer ${renewed}` });
+}

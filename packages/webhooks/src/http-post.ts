@@ -1,0 +1,142 @@
+import http from 'node:http';
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+import { assertLiteralHostAllowed, createGuardedLookup } from './destination-guard';
+import { HttpPostError } from './errors';
+
+export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
+/** Enough for an error message or a login reply; a receiver cannot make us buffer more. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface HttpPostRequest {
+  url: string;
+  /** Sent byte for byte (signatures cover it). */
+  body: string;
+  headers?: Record<string, string>;
+}
+
+export interface HttpPostOptions {
+  allowPrivateNetwork: boolean;
+  /** One deadline for connect, response headers and reading the body. */
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+}
+
+export interface HttpPostResponse {
+  statusCode: number;
+  /** UTF-8 text of at most `maxResponseBytes` bytes. */
+  body: string;
+  truncated: boolean;
+  durationMs: number;
+}
+
+function parseTarget(rawUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    // The URL itself stays out of the message: it may carry a credential in its query.
+    throw new HttpPostError('invalid_request', 'invalid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new HttpPostError('invalid_request', `unsupported protocol ${url.protocol} (only http and https)`);
+  }
+  return url;
+}
+
+/**
+ * One POST, no redirects (node:http never follows them, so a 3xx is an ordinary non-2xx answer
+ * and cannot bounce us to an internal address). Resolves with any HTTP status; rejects with
+ * HttpPostError when there is no response (refused destination, timeout, network failure).
+ */
+export function httpPost(request: HttpPostRequest, options: HttpPostOptions): Promise<HttpPostResponse> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+
+  return new Promise<HttpPostResponse>((resolve, reject) => {
+    let url: URL;
+    try {
+      url = parseTarget(request.url);
+      assertLiteralHostAllowed(url.hostname, options);
+    } catch (err) {
+      reject(err);
+      return;
+    }
+    const host = url.hostname;
+    // URL keeps IPv6 literals bracketed; http.request wants them bare (as urlToHttpOptions does).
+    const hostname = host.replace(/^\[(.*)\]$/, '$1');
+    let settled = false;
+    let req: http.ClientRequest | undefined;
+
+    const settle = (action: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      action();
+      // Whatever is left (an unread body, a half-open socket) is of no use to us.
+      req?.destroy();
+    };
+    const fail = (err: HttpPostError): void => settle(() => reject(err));
+
+    const timer = setTimeout(() => {
+      fail(new HttpPostError('timeout', `no complete response from ${host} within ${timeoutMs} ms`));
+    }, timeoutMs);
+
+    const onResponse = (res: http.IncomingMessage): void => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      const done = (): void =>
+        settle(() =>
+          resolve({ statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), truncated, durationMs: elapsed() }),
+        );
+      res.on('data', (chunk: Buffer) => {
+        const room = maxBytes - size;
+        if (chunk.length > room) {
+          chunks.push(chunk.subarray(0, room));
+          truncated = true;
+          done();
+          return;
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      res.on('end', done);
+      // The status line arrived, so a body cut short still counts as an answer.
+      res.on('close', () => {
+        truncated = truncated || !res.complete;
+        done();
+      });
+      res.on('error', () => undefined);
+    };
+
+    try {
+      const transport = url.protocol === 'https:' ? https : http;
+      req = transport.request(
+        {
+          protocol: url.protocol,
+          hostname,
+          port: url.port || undefined,
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body, 'utf8')) },
+          // A pooled socket is keyed by host:port, not by the lookup used to open it: never share.
+          agent: false,
+          lookup: options.allowPrivateNetwork ? undefined : createGuardedLookup(),
+        },
+        onResponse,
+      );
+    } catch (err) {
+      // Invalid header names/values; Node's message names the header, not its value.
+      fail(new HttpPostError('invalid_request', `cannot build request to ${host}: ${(err as Error).message}`));
+      return;
+    }
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err instanceof HttpPostError) return fail(err);
+      fail(new HttpPostError('network', `request to ${host} failed: ${err.message}`, { cause: err }));
+    });
+    req.end(request.body, 'utf8');
+  });
+}
