@@ -4,3 +4,5 @@ export * from './organizations';
 export * from './api-keys';
 export * from './bots';
 export * from './manifests';
+export * from './executions';
+export * from './execution-lifecycle';

@@ -1,0 +1,25 @@
+// Public API of @botfleet/db. Other packages import from here, never from ./generated, so the
+// generated client's layout can change without touching them.
+export { createPrismaClient, PrismaClient, type CreatePrismaClientOptions, type Db } from './client';
+export { Prisma } from './generated/prisma/client';
+export type {
+  Organization,
+  ApiKey,
+  Bot,
+  Manifest,
+  RecordedStep,
+  Script,
+  Schedule,
+  Execution,
+  StepOutput,
+  ExecutionLog,
+  Artifact,
+  WebhookDelivery,
+  DeliveryAttempt,
+} from './generated/prisma/client';
+export * from './generated/prisma/enums';
+export { migrate, PRISMA_MIGRATION_LOCK_KEY, type MigrateOptions, type MigrationLogger } from './migrator';
+export { findMigrationsDir } from './migrations-dir';
+export { createDatabaseIfMissing } from './create-database';
+export { createTestDatabase, type TestDatabase } from './test-database';
+export * from './repositories';
