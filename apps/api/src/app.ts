@@ -14,12 +14,28 @@ import { apiKeyRoutes } from './routes/api-keys.router';
 import { botRoutes } from './routes/bots.router';
 import { healthRouter } from './routes/health.router';
 import { manifestRoutes } from './routes/manifest.router';
+import { scheduleRoutes } from './routes/schedule.router';
+import { artifactRoutes } from './routes/artifacts.router';
+import { executionResultRoutes } from './routes/execution-results.router';
+import { executionRoutes } from './routes/executions.router';
+import { deliveryRoutes } from './routes/deliveries.router';
+import { stepRoutes } from './routes/steps.router';
 
 export const API_PREFIX = '/api/v1';
 
 /** Every /api/v1 endpoint, in documentation order. */
 export function apiRoutes(deps: ApiDeps): Route[] {
-  return [...botRoutes(deps), ...manifestRoutes(deps), ...apiKeyRoutes(deps)];
+  return [
+    ...botRoutes(deps),
+    ...manifestRoutes(deps),
+    ...scheduleRoutes(deps),
+    ...stepRoutes(deps),
+    ...executionRoutes(deps),
+    ...executionResultRoutes(deps),
+    ...deliveryRoutes(deps),
+    ...artifactRoutes(deps),
+    ...apiKeyRoutes(deps),
+  ];
 }
 
 export function createApp(deps: ApiDeps): Express {

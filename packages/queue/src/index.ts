@@ -1,3 +1,4 @@
 export * from './jobs';
 export * from './redis-connection';
 export * from './queues';
+export * from './execution-jobs';

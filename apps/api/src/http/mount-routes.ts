@@ -17,6 +17,7 @@ export function mountRoutes(routes: Route[], authenticate: Authenticate): Router
         const query = def.query ? parseInput(def.query, req.query, 'query') : undefined;
         const body = def.body ? parseInput(def.body, req.body === undefined ? {} : req.body, 'body') : undefined;
         const result = await handler({ auth, params, query, body, req, res });
+        if (result.handled) return;
         for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
         if (result.body === undefined) res.status(result.status).end();
         else res.status(result.status).json(result.body);

@@ -46,6 +46,8 @@ export interface RouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** The handler wrote the response itself (e.g. a binary download). */
+  handled?: boolean;
 }
 
 export interface Route {

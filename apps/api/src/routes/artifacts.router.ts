@@ -1,0 +1,44 @@
+import { AppError, notFound } from '@botfleet/core';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { defineRoute, type Route } from '../http/route';
+import { createArtifactUrlSigner } from '../services/artifact-url';
+
+const ArtifactParams = z.strictObject({ artifactId: z.string().min(1).max(100) });
+const SignatureQuery = z.strictObject({
+  expires: z.coerce.number().int().min(0),
+  signature: z.string().min(1).max(200),
+});
+
+export function artifactRoutes(deps: ApiDeps): Route[] {
+  const signer = createArtifactUrlSigner(deps.settings.urlSigningKey, deps.settings.publicBaseUrl, deps.settings.screenshotUrlTtlSeconds);
+  return [
+    defineRoute(
+      {
+        method: 'get',
+        path: '/artifacts/:artifactId',
+        tag: 'Execution results',
+        summary: 'Download an artifact (a PNG screenshot) through a signed, expiring URL; no API key',
+        permission: null,
+        params: ArtifactParams,
+        query: SignatureQuery,
+        responses: {
+          200: { description: 'The file (image/png)' },
+          403: { description: 'The signature is wrong or expired' },
+        },
+      },
+      async ({ params, query, res }) => {
+        if (!signer.verify(params.artifactId, query.expires, query.signature)) {
+          throw new AppError('forbidden', 'Invalid or expired signature');
+        }
+        const artifact = await deps.db.artifact.findUnique({ where: { id: params.artifactId } });
+        if (!artifact) throw notFound('Artifact');
+        res.setHeader('Content-Type', artifact.contentType);
+        res.setHeader('Cache-Control', 'private, max-age=300');
+        res.setHeader('Content-Length', String(artifact.data.length));
+        res.status(200).end(Buffer.from(artifact.data));
+        return { status: 200, handled: true };
+      },
+    ),
+  ];
+}

@@ -1,0 +1,123 @@
+import { newId } from '@botfleet/core';
+import { createDeliveryForCompletedExecution, recordDeliveryAttempt } from '@botfleet/db';
+import request from 'supertest';
+import { DeliverySchema } from './deliveries.router';
+import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
+
+let h: ApiHarness;
+let org: TestOrg;
+let stranger: TestOrg;
+
+const SECRET = 'hmac-secret-that-must-not-leak';
+
+beforeAll(async () => {
+  h = await createApiHarness();
+  org = await h.newOrg();
+  stranger = await h.newOrg();
+});
+afterAll(async () => {
+  await h.db.bot.deleteMany({ where: { organizationId: { in: [org.id, stranger.id] } } });
+  await h.close();
+});
+
+async function completedExecution(extractedData: unknown) {
+  const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'd', targetUrl: 'https://a.example' });
+  const botId = bot.body.id as string;
+  const manifest = await request(h.app)
+    .put(`/api/v1/bots/${botId}/manifest`)
+    .set(org.auth('write'))
+    .send({ webhook: { url: 'https://hooks.example/in', auth: 'hmac', secret: SECRET, dataPath: 'items' } });
+  expect(manifest.status).toBe(200);
+  const execution = await h.db.execution.create({
+    data: { id: newId('exe'), botId, organizationId: org.id, status: 'completed', completedAt: new Date(), extractedData: extractedData as object },
+  });
+  return { botId, executionId: execution.id };
+}
+
+const getDeliveries = (executionId: string, who: TestOrg = org) =>
+  request(h.app).get(`/api/v1/executions/${executionId}/deliveries`).set(who.auth('read'));
+
+describe('GET /executions/:executionId/deliveries', () => {
+  it('returns each delivery with its attempts, field by field, timestamps in Unix ms', async () => {
+    const run = await completedExecution({ items: ['secret-looking-data'] });
+    const { id } = (await createDeliveryForCompletedExecution(h.db, { ...run, extractedData: { items: ['secret-looking-data'] } }))!;
+    const firstStart = new Date(Date.now() - 2_000);
+    const retryAt = new Date(Date.now() + 60_000);
+    await recordDeliveryAttempt(h.db, {
+      deliveryId: id,
+      number: 1,
+      startedAt: firstStart,
+      durationMs: 31,
+      statusCode: 503,
+      error: 'receiver answered HTTP 503',
+      outcome: { status: 'pending', nextAttemptAt: retryAt },
+    });
+
+    const pending = await getDeliveries(run.executionId);
+    expect(pending.status).toBe(200);
+    const row = await h.db.webhookDelivery.findUniqueOrThrow({ where: { id } });
+    expect(pending.body).toEqual({
+      data: [
+        {
+          id,
+          status: 'pending',
+          url: 'https://hooks.example/in',
+          auth: 'hmac',
+          attemptCount: 1,
+          nextAttemptAt: retryAt.getTime(),
+          lastError: 'receiver answered HTTP 503',
+          createdAt: row.createdAt.getTime(),
+          completedAt: null,
+          attempts: [{ number: 1, startedAt: firstStart.getTime(), durationMs: 31, statusCode: 503, error: 'receiver answered HTTP 503' }],
+        },
+      ],
+    });
+
+    const secondStart = new Date();
+    await recordDeliveryAttempt(h.db, {
+      deliveryId: id,
+      number: 2,
+      startedAt: secondStart,
+      durationMs: 7,
+      statusCode: 204,
+      error: null,
+      outcome: { status: 'succeeded' },
+    });
+    const done = await getDeliveries(run.executionId);
+    const [delivery] = done.body.data;
+    expect(DeliverySchema.parse(delivery)).toEqual(delivery);
+    expect(delivery).toMatchObject({ status: 'succeeded', attemptCount: 2, nextAttemptAt: null, lastError: null });
+    expect(typeof delivery.completedAt).toBe('number');
+    expect(delivery.attempts[1]).toEqual({ number: 2, startedAt: secondStart.getTime(), durationMs: 7, statusCode: 204, error: null });
+    // Neither the secret (sealed or not) nor the delivered body appears.
+    const text = JSON.stringify(done.body);
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain('v1.');
+    expect(text).not.toContain('secret-looking-data');
+  });
+
+  it('returns an empty list for an execution without deliveries', async () => {
+    const run = await completedExecution(null);
+    const res = await getDeliveries(run.executionId);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: [] });
+  });
+
+  it('answers 404 for an unknown execution and for another organization’s', async () => {
+    const run = await completedExecution({ items: [1] });
+    await createDeliveryForCompletedExecution(h.db, { ...run, extractedData: { items: [1] } });
+    for (const res of [await getDeliveries('exe_nope'), await getDeliveries(run.executionId, stranger)]) {
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+  });
+
+  it('is documented in the OpenAPI document', async () => {
+    const res = await request(h.app).get('/api/v1/openapi.json');
+    const op = res.body.paths['/executions/{executionId}/deliveries'].get;
+    const schema = op.responses['200'].content['application/json'].schema;
+    expect(Object.keys(schema.properties.data.items.properties).sort()).toEqual(
+      ['attemptCount', 'attempts', 'auth', 'completedAt', 'createdAt', 'id', 'lastError', 'nextAttemptAt', 'status', 'url'].sort(),
+    );
+  });
+});

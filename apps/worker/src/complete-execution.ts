@@ -1,0 +1,47 @@
+import type { Logger } from '@botfleet/core';
+import {
+  createDeliveryForCompletedExecution,
+  finishExecution,
+  newArtifactId,
+  writeProgress,
+  type ExecutionOutcome,
+  type PrismaClient,
+} from '@botfleet/db';
+import { enqueue, type Queues } from '@botfleet/queue';
+import type { DbRunSession } from './db-run-session';
+
+export type RunOutcome = ExecutionOutcome & { screenshot?: Buffer | null };
+
+/**
+ * Ends the execution in one transaction: the final state, the rest of its output, the failure
+ * screenshot and (on success with a webhook) the delivery row. Nothing is written when this
+ * attempt no longer owns the execution (cancelled or re-claimed). The delivery job is enqueued
+ * after commit; if that fails, the delivery sweeper finds the pending row.
+ */
+export async function completeExecution(
+  deps: { db: PrismaClient; queues: Queues; logger: Logger },
+  run: { executionId: string; botId: string; attempt: number; session: DbRunSession },
+  outcome: RunOutcome,
+): Promise<boolean> {
+  const { db, logger } = deps;
+  const batch = run.session.drain();
+  if (outcome.status === 'failed' && outcome.screenshot) {
+    batch.artifacts.push({ id: newArtifactId(), kind: 'failure-screenshot', contentType: 'image/png', data: outcome.screenshot });
+  }
+  const result = await db.$transaction(async (tx) => {
+    const state = outcome.status === 'completed' ? { status: 'completed' as const, data: outcome.data } : { status: 'failed' as const, error: outcome.error, stepIndex: outcome.stepIndex };
+    if (!(await finishExecution(tx, run.executionId, run.attempt, state))) return { finished: false, deliveryId: null };
+    await writeProgress(tx, run.executionId, batch);
+    const delivery =
+      outcome.status === 'completed'
+        ? await createDeliveryForCompletedExecution(tx, { executionId: run.executionId, botId: run.botId, extractedData: outcome.data })
+        : null;
+    return { finished: true, deliveryId: delivery?.id ?? null };
+  });
+  if (result.deliveryId) {
+    await enqueue(deps.queues, 'webhook.deliver', { deliveryId: result.deliveryId }, { jobId: result.deliveryId }).catch((err: unknown) => {
+      logger.warn({ deliveryId: result.deliveryId, err: (err as Error).message }, 'delivery enqueue failed; the sweeper will pick it up');
+    });
+  }
+  return result.finished;
+}

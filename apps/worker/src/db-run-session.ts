@@ -1,0 +1,73 @@
+import {
+  newArtifactId,
+  writeProgress,
+  type ArtifactRecord,
+  type LogRecord,
+  type PrismaClient,
+  type ProgressBatch,
+  type StepOutputRecord,
+} from '@botfleet/db';
+import type { RunSession } from '@botfleet/runner';
+
+/** Caps keep one chatty script from filling the database. */
+const MAX_LOG_LINES = 5_000;
+const MAX_LOG_MESSAGE = 8_000;
+
+export interface DbRunSession extends RunSession {
+  /** Takes everything buffered so far (for a periodic flush or the final transaction). */
+  drain(): ProgressBatch;
+  /** Writes the buffer now if anything is in it; errors are the caller's to log. */
+  flush(): Promise<void>;
+}
+
+/**
+ * A RunSession that buffers step outputs, logs and artifacts in memory and writes them in
+ * batches: a run makes a few writes per second instead of one per log line.
+ */
+export function createDbRunSession(options: {
+  db: PrismaClient;
+  executionId: string;
+  params: Record<string, unknown>;
+  deadline: number;
+}): DbRunSession {
+  let steps: StepOutputRecord[] = [];
+  let logs: LogRecord[] = [];
+  let artifacts: ArtifactRecord[] = [];
+  let logCount = 0;
+
+  const drain = (): ProgressBatch => {
+    const batch = { steps, logs, artifacts };
+    steps = [];
+    logs = [];
+    artifacts = [];
+    return batch;
+  };
+
+  return {
+    params: options.params,
+    deadline: options.deadline,
+    recordStep(result) {
+      steps.push({ ...result });
+    },
+    log(level, source, message) {
+      logCount++;
+      if (logCount > MAX_LOG_LINES) {
+        if (logCount === MAX_LOG_LINES + 1) logs.push({ timestamp: Date.now(), level: 'warn', source: 'system', message: `Log limit of ${MAX_LOG_LINES} lines reached; further lines dropped` });
+        return;
+      }
+      const text = message.length > MAX_LOG_MESSAGE ? `${message.slice(0, MAX_LOG_MESSAGE)}… (truncated)` : message;
+      logs.push({ timestamp: Date.now(), level, source, message: text });
+    },
+    async saveArtifact(kind, contentType, data) {
+      const id = newArtifactId();
+      artifacts.push({ id, kind, contentType, data });
+      return id;
+    },
+    drain,
+    async flush() {
+      const batch = drain();
+      if (batch.steps.length + batch.logs.length + batch.artifacts.length === 0) return;
+      await writeProgress(options.db, options.executionId, batch);
+    },
+  };
+}

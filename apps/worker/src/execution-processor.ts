@@ -1,0 +1,98 @@
+import type { Logger } from '@botfleet/core';
+import { claimExecution, failUnfinishedExecution, type PrismaClient } from '@botfleet/db';
+import { jobs, type Queues } from '@botfleet/queue';
+import { executionTimeoutMs, InfrastructureError, runExecution, type AdBlocker, type BrowserHost, type ProxyPool } from '@botfleet/runner';
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Cancellations } from './cancellations';
+import { completeExecution, type RunOutcome } from './complete-execution';
+import { createDbRunSession } from './db-run-session';
+import { loadProgram } from './load-program';
+
+const FLUSH_EVERY_MS = 1_000;
+
+export interface ProcessorDeps {
+  db: PrismaClient;
+  queues: Queues;
+  logger: Logger;
+  browserHost: BrowserHost;
+  proxyPool: ProxyPool;
+  adBlocker?: AdBlocker;
+  cancellations: Cancellations;
+  defaultTimeoutSeconds: number;
+}
+
+const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+
+/**
+ * Runs one execution end to end. Bot failures (selector, timeout, page errors) end it `failed`
+ * at once; infrastructure failures are rethrown so BullMQ retries them, and on the last attempt
+ * the execution is failed here rather than left running.
+ */
+export function createExecutionProcessor(deps: ProcessorDeps) {
+  const { db, logger } = deps;
+
+  return async function processExecution(job: Job): Promise<void> {
+    const payload = jobs['execution.run'].schema.safeParse(job.data);
+    if (!payload.success) throw new UnrecoverableError('Malformed execution.run payload');
+    const { executionId } = payload.data;
+
+    const claimed = await claimExecution(db, executionId);
+    if (!claimed) {
+      logger.debug({ executionId }, 'execution already ended, cancelled or deleted; nothing to run');
+      return;
+    }
+    const log = logger.child({ executionId, attempt: claimed.attempt });
+    const loaded = await loadProgram(db, claimed.botId);
+    if (!loaded) return;
+
+    const timeoutMs = executionTimeoutMs(loaded.manifest.capabilities, deps.defaultTimeoutSeconds);
+    const session = createDbRunSession({ db, executionId, params: claimed.params, deadline: Date.now() + timeoutMs });
+    session.log('info', 'system', `Attempt ${claimed.attempt} started: ${loaded.description}, timeout ${timeoutMs / 1000} s`);
+
+    let flushing: Promise<void> = Promise.resolve();
+    const flusher = setInterval(() => {
+      flushing = flushing.then(() => session.flush()).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'progress flush failed'));
+    }, FLUSH_EVERY_MS);
+    const tracking = deps.cancellations.track(executionId);
+
+    let outcome: RunOutcome;
+    try {
+      outcome = await runExecution({
+        browserHost: deps.browserHost,
+        targetUrl: loaded.bot.targetUrl,
+        capabilities: loaded.manifest.capabilities,
+        timeoutMs,
+        proxyPool: deps.proxyPool,
+        adBlocker: deps.adBlocker,
+        session,
+        program: loaded.program,
+        signal: tracking.signal,
+      });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const infrastructure = err instanceof InfrastructureError;
+      session.log('error', 'system', `${infrastructure ? 'Infrastructure failure' : 'Unexpected error'}: ${message}`);
+      if (!isLastAttempt(job)) {
+        log.warn({ err: message }, 'execution attempt failed; BullMQ will retry it');
+        throw err;
+      }
+      outcome = { status: 'failed', error: `Execution could not run after ${job.attemptsMade + 1} attempt(s): ${message}`, stepIndex: null };
+    } finally {
+      clearInterval(flusher);
+      tracking.done();
+      await flushing;
+    }
+
+    if (tracking.signal.aborted) session.log('info', 'system', 'Execution was cancelled');
+    const finished = await completeExecution(deps, { executionId, botId: claimed.botId, attempt: claimed.attempt, session }, outcome);
+    log.info({ status: finished ? outcome.status : 'superseded' }, 'execution finished');
+  };
+}
+
+/** BullMQ gave up on a job (retries used up, or it stalled too often): never leave the row running. */
+export async function failAbandonedExecution(db: PrismaClient, job: Job | undefined, reason: string): Promise<void> {
+  if (!job || job.name !== 'execution.run') return;
+  const payload = jobs['execution.run'].schema.safeParse(job.data);
+  if (!payload.success) return;
+  await failUnfinishedExecution(db, payload.data.executionId, `Execution could not be completed: ${reason}`);
+}

@@ -1,0 +1,2 @@
+export * from './start-worker';
+export { sweepExecutions } from './sweep-executions';

@@ -1,0 +1,106 @@
+import type { Logger } from '@botfleet/core';
+import type { PrismaClient } from '@botfleet/db';
+import { createQueues, createRedisConnection } from '@botfleet/queue';
+import { createBrowserHost, createProxyPool, loadAdBlocker, resolveChromiumPath, type AdBlocker } from '@botfleet/runner';
+import { Worker } from 'bullmq';
+import { listenForCancellations } from './cancellations';
+import { createExecutionProcessor, failAbandonedExecution } from './execution-processor';
+import { sweepExecutions } from './sweep-executions';
+
+export interface WorkerOptions {
+  db: PrismaClient;
+  redisUrl: string;
+  queuePrefix: string;
+  logger: Logger;
+  /** Executions run at once in this process (WORKER_CONCURRENCY). */
+  concurrency: number;
+  chromiumPath?: string;
+  extraBrowserArgs?: string[];
+  proxyUrls: string[];
+  defaultTimeoutSeconds: number;
+  adBlocker?: AdBlocker;
+  /** How long a job's lock lasts without renewal; a dead worker's job returns after this. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  sweepIntervalMs?: number;
+  pendingGraceMs?: number;
+  /** How long SIGTERM waits for runs in flight before handing them back. */
+  drainTimeoutMs?: number;
+}
+
+export interface RoleHandle {
+  stop(): Promise<void>;
+}
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** The worker role: one Chromium, WORKER_CONCURRENCY runs at once, plus the execution sweeper. */
+export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
+  const { db, logger } = options;
+  const log = logger.child({ role: 'worker' });
+  const connection = createRedisConnection(options.redisUrl, 'worker');
+  connection.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const queues = createQueues(connection, options.queuePrefix);
+  const browserHost = createBrowserHost({ executablePath: resolveChromiumPath({ explicitPath: options.chromiumPath }), extraArgs: options.extraBrowserArgs, logger: log });
+  const cancellations = await listenForCancellations(options.redisUrl, options.queuePrefix, log);
+
+  const processor = createExecutionProcessor({
+    db,
+    queues,
+    logger: log,
+    browserHost,
+    proxyPool: createProxyPool(options.proxyUrls),
+    adBlocker: options.adBlocker ?? loadAdBlocker(),
+    cancellations,
+    defaultTimeoutSeconds: options.defaultTimeoutSeconds,
+  });
+
+  const worker = new Worker('executions', processor, {
+    connection,
+    prefix: options.queuePrefix,
+    concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    maxStalledCount: 1,
+  });
+  worker.on('error', (err) => log.error({ err: err.message }, 'worker error'));
+  worker.on('failed', (job, err) => {
+    if (job && job.attemptsMade < (job.opts.attempts ?? 1) && !/stalled/i.test(err.message)) return;
+    failAbandonedExecution(db, job, err.message).catch((e: unknown) => log.error({ err: (e as Error).message }, 'could not fail abandoned execution'));
+  });
+
+  const sweep = () =>
+    sweepExecutions(db, queues, log, { pendingGraceMs: options.pendingGraceMs ?? 15_000 }).catch((err: unknown) =>
+      log.warn({ err: (err as Error).message }, 'execution sweep failed'),
+    );
+  const sweeper = setInterval(sweep, options.sweepIntervalMs ?? 30_000);
+  void sweep();
+  // Warm the browser so the first execution does not pay for the launch.
+  browserHost.getBrowser().catch((err: unknown) => log.error({ err: (err as Error).message }, 'Chromium failed to launch'));
+  log.info({ concurrency: options.concurrency }, 'worker started');
+
+  return {
+    async stop() {
+      clearInterval(sweeper);
+      // Finish runs in flight; past the deadline they are handed back (their locks expire and
+      // another worker re-claims them with a new attempt number).
+      const closed = await within(worker.close(), options.drainTimeoutMs ?? 30_000);
+      if (closed === 'timeout') {
+        log.warn('runs still in flight at the drain deadline; handing them back');
+        await within(worker.close(true), 5_000);
+      }
+      await browserHost.close();
+      await cancellations.close();
+      await queues.close();
+      connection.disconnect();
+    },
+  };
+}

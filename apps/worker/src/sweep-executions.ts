@@ -1,0 +1,43 @@
+import type { Logger } from '@botfleet/core';
+import type { PrismaClient } from '@botfleet/db';
+import { failUnfinishedExecution } from '@botfleet/db';
+import { enqueueExecution, type Queues } from '@botfleet/queue';
+
+export interface SweepOptions {
+  /** A pending row younger than this may still be on its way into Redis. */
+  pendingGraceMs: number;
+  /** How many rows one sweep looks at. */
+  batchSize?: number;
+}
+
+/**
+ * The outbox sweep. Redis holds work in flight; PostgreSQL holds the truth. Pending executions
+ * whose job is missing (the enqueue failed, Redis was flushed) are enqueued again; running ones
+ * whose job is gone or finished (their worker died and the job cannot come back) are failed.
+ */
+export async function sweepExecutions(db: PrismaClient, queues: Queues, logger: Logger, options: SweepOptions): Promise<{ enqueued: number; failed: number }> {
+  const before = new Date(Date.now() - options.pendingGraceMs);
+  const rows = await db.execution.findMany({
+    where: { status: { in: ['pending', 'running'] }, updatedAt: { lt: before } },
+    select: { id: true, status: true },
+    orderBy: { updatedAt: 'asc' },
+    take: options.batchSize ?? 500,
+  });
+  const queue = queues.get('executions');
+  let enqueued = 0;
+  let failed = 0;
+  for (const row of rows) {
+    const job = await queue.getJob(row.id);
+    const state = job ? await job.getState() : 'missing';
+    if (row.status === 'pending' && (state === 'missing' || state === 'unknown')) {
+      await enqueueExecution(queues, row.id);
+      enqueued++;
+    } else if (state === 'missing' || state === 'unknown' || state === 'completed' || state === 'failed') {
+      // A running row without a live job, or a pending one whose job already ended: no worker
+      // will ever finish it.
+      if (await failUnfinishedExecution(db, row.id, 'Execution was lost by its worker and could not be recovered')) failed++;
+    }
+  }
+  if (enqueued + failed > 0) logger.info({ enqueued, failed }, 'execution sweep repaired rows');
+  return { enqueued, failed };
+}

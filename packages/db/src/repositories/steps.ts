@@ -1,0 +1,24 @@
+import { newId, type Step } from '@botfleet/core';
+import type { Prisma } from '../generated/prisma/client';
+import type { Db } from './db-handle';
+
+/** The bot's recorded steps in order. */
+export async function loadSteps(db: Db, botId: string): Promise<Step[]> {
+  const rows = await db.recordedStep.findMany({ where: { botId }, orderBy: { index: 'asc' } });
+  return rows.map((row) => ({ ...(row.definition as object), index: row.index }) as Step);
+}
+
+/** Replaces all of the bot's steps (call inside a transaction with whatever depends on them). */
+export async function replaceSteps(db: Db, botId: string, steps: Step[]): Promise<void> {
+  await db.recordedStep.deleteMany({ where: { botId } });
+  if (steps.length === 0) return;
+  await db.recordedStep.createMany({
+    data: steps.map((step) => ({
+      id: newId('rst'),
+      botId,
+      index: step.index,
+      action: step.action,
+      definition: step as unknown as Prisma.InputJsonObject,
+    })),
+  });
+}
