@@ -1,1 +1,16 @@
 export * from './run-session';
+export * from './errors';
+export * from './logger';
+export * from './chromium-path';
+export * from './browser-host';
+export * from './context-options';
+export * from './proxy-pool';
+export * from './ad-blocker';
+export { extractValue, type ExtractSpec, type ExtractedValue } from './extract';
+export { describeStep, NAVIGATION_WAIT_UNTIL } from './step-actions';
+export * from './step-interpreter';
+export { captureFailureScreenshot } from './failure-screenshot';
+export { briefErrorMessage } from './error-message';
+export * from './run-execution';
+export * from './sandbox';
+export * from './codegen';

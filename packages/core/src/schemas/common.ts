@@ -16,9 +16,13 @@ export const HttpUrlSchema = z
 /** Unix milliseconds, as every timestamp in the API. */
 export const TimestampSchema = z.number().int().describe('Unix time in milliseconds');
 
+const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
 export const IdentifierSchema = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an identifier (letters, digits, _; max 64)');
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be an identifier (letters, digits, _; max 64)')
+  // These names would reach Object.prototype when used as keys of the extracted data.
+  .refine((name) => !RESERVED_NAMES.has(name), 'is a reserved name');
 
 export const PaginationQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),

@@ -1,0 +1,1 @@
+export { generateScript } from './generate-script';

@@ -1,0 +1,66 @@
+import type { Capabilities } from '@botfleet/core';
+import type { BrowserContextOptions } from 'playwright-core';
+
+/** Playwright's proxy settings: credentials travel separately from the server address. */
+export interface ProxySettings {
+  server: string;
+  username?: string;
+  password?: string;
+}
+
+/**
+ * Splits `scheme://user:pass@host:port` into Playwright's shape. Chromium ignores credentials
+ * embedded in a proxy URL, so they must be answered to its 407 challenge by Playwright instead.
+ * Errors never echo the URL: it may carry a password.
+ */
+export function parseProxyUrl(proxyUrl: string): ProxySettings {
+  let url: URL;
+  try {
+    url = new URL(proxyUrl.includes('://') ? proxyUrl : `http://${proxyUrl}`);
+  } catch {
+    throw new Error('Invalid proxy URL (expected scheme://[user:pass@]host:port)');
+  }
+  if (!['http:', 'https:', 'socks5:', 'socks4:'].includes(url.protocol) || !url.hostname) {
+    throw new Error('Invalid proxy URL (expected an http, https or socks5 proxy)');
+  }
+  const settings: ProxySettings = { server: `${url.protocol}//${url.host}` };
+  if (url.username) settings.username = decodeURIComponent(url.username);
+  if (url.password) settings.password = decodeURIComponent(url.password);
+  return settings;
+}
+
+/** The proxy URL without credentials, safe for logs. */
+export function redactProxyUrl(proxyUrl: string): string {
+  try {
+    return parseProxyUrl(proxyUrl).server;
+  } catch {
+    return '(invalid proxy URL)';
+  }
+}
+
+export interface ContextOptionsInput {
+  capabilities: Capabilities;
+  proxyUrl?: string | undefined;
+  /** Service workers fetch outside context.route, so ad blocking must keep them off. */
+  blockServiceWorkers?: boolean;
+}
+
+/** Manifest capabilities -> a fresh browser context's options. */
+export function buildContextOptions({ capabilities, proxyUrl, blockServiceWorkers }: ContextOptionsInput): BrowserContextOptions {
+  const options: BrowserContextOptions = {};
+  if (capabilities.locale) options.locale = capabilities.locale;
+  if (capabilities.timezone) options.timezoneId = capabilities.timezone;
+  if (capabilities.userAgent) options.userAgent = capabilities.userAgent;
+  if (capabilities.geolocation) {
+    options.geolocation = { latitude: capabilities.geolocation.latitude, longitude: capabilities.geolocation.longitude };
+    // Without the permission, pages see a prompt that nobody answers and time out.
+    options.permissions = ['geolocation'];
+  }
+  if (capabilities.resolution) {
+    options.viewport = { width: capabilities.resolution.width, height: capabilities.resolution.height };
+    options.screen = { width: capabilities.resolution.width, height: capabilities.resolution.height };
+  }
+  if (proxyUrl) options.proxy = parseProxyUrl(proxyUrl);
+  if (blockServiceWorkers) options.serviceWorkers = 'block';
+  return options;
+}

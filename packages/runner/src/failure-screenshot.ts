@@ -1,0 +1,22 @@
+import type { Page } from 'playwright-core';
+
+export const FAILURE_SCREENSHOT_TIMEOUT_MS = 3_000;
+
+/**
+ * A PNG of the page as the run failed, or null when that is impossible (the page never opened,
+ * crashed, or is frozen by a script). Bounded twice: Playwright's timeout, and a timer for the
+ * case where the protocol call itself never returns.
+ */
+export async function captureFailureScreenshot(page: Page | null, timeoutMs = FAILURE_SCREENSHOT_TIMEOUT_MS): Promise<Buffer | null> {
+  if (!page || page.isClosed()) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), timeoutMs + 500);
+  });
+  const shot = page.screenshot({ type: 'png', timeout: timeoutMs }).catch(() => null);
+  try {
+    return await Promise.race([shot, giveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

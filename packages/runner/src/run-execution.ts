@@ -1,0 +1,192 @@
+import type { Capabilities } from '@botfleet/core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { installAdBlocking, loadAdBlocker, type AdBlocker } from './ad-blocker';
+import type { BrowserHost } from './browser-host';
+import { buildContextOptions, redactProxyUrl } from './context-options';
+import { briefErrorMessage, isTimeoutError } from './error-message';
+import { executionTimedOutMessage, InfrastructureError, StepFailedError } from './errors';
+import { captureFailureScreenshot } from './failure-screenshot';
+import { NO_PROXIES_MESSAGE, type ProxyPool } from './proxy-pool';
+import type { RunSession } from './run-session';
+import { guardSession } from './session-guard';
+import { NAVIGATION_WAIT_UNTIL } from './step-actions';
+
+/** What runs on the opened page: recorded steps, or a sandboxed script. Returns the extracted data. */
+export type ExecutionProgram = (page: Page, session: RunSession) => Promise<unknown>;
+
+export interface RunExecutionOptions {
+  browserHost: BrowserHost;
+  targetUrl: string;
+  capabilities: Capabilities;
+  /** The hard timeout: capabilities.timeout in ms, or the deployment's default (see executionTimeoutMs). */
+  timeoutMs: number;
+  /** A proxy already chosen by the caller; used as given. */
+  proxyUrl?: string | undefined;
+  /** Where `capabilities.proxy: true` takes a proxy from when no proxyUrl is given. */
+  proxyPool?: ProxyPool | undefined;
+  /** The blocklist for `capabilities.adBlocking: true`; the shipped list when omitted. */
+  adBlocker?: AdBlocker | undefined;
+  session: RunSession;
+  program: ExecutionProgram;
+  /** Aborts the run (the execution was cancelled): it ends at once, without a screenshot. */
+  signal?: AbortSignal | undefined;
+}
+
+export type ExecutionOutcome =
+  | { status: 'completed'; data: unknown }
+  | { status: 'failed'; error: string; stepIndex: number | null; screenshot: Buffer | null };
+
+/** capabilities.timeout (seconds) or the deployment default, in ms. */
+export function executionTimeoutMs(capabilities: Capabilities, defaultTimeoutSeconds: number): number {
+  return (capabilities.timeout ?? defaultTimeoutSeconds) * 1000;
+}
+
+const CONTEXT_CLOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * The hard stop fires this long after the deadline. Steps are bounded by the deadline themselves
+ * and fail on time with their index recorded; the hard stop is the backstop for a program that
+ * ignores the deadline (a hung script), and must not win a tie against a step's own timeout.
+ */
+const HARD_STOP_GRACE_MS = 500;
+
+/** How the race between the program, the hard stop and the browser's death ended. */
+type Settled =
+  | { kind: 'completed'; data: unknown }
+  | { kind: 'threw'; error: unknown }
+  | { kind: 'deadline' }
+  | { kind: 'cancelled' }
+  | { kind: 'disconnected' };
+
+export const CANCELLED_MESSAGE = 'Execution was cancelled';
+
+class NavigationFailed extends Error {}
+
+/**
+ * Runs one execution in a fresh browser context: opens targetUrl, runs the program, and returns
+ * its outcome. Bot failures (a step, the page, the timeout) come back as `failed` with a
+ * screenshot; a browser that crashes or disconnects throws InfrastructureError for the worker to
+ * retry. The context is always closed.
+ */
+export async function runExecution(options: RunExecutionOptions): Promise<ExecutionOutcome> {
+  const { browserHost, targetUrl, capabilities, session } = options;
+  const startedAt = Date.now();
+  const deadline = Math.min(session.deadline, startedAt + options.timeoutMs);
+  const timedOutMessage = executionTimedOutMessage(deadline - startedAt);
+  const fail = (error: string, stepIndex: number | null = null, screenshot: Buffer | null = null): ExecutionOutcome => {
+    session.log('error', 'runner', `Execution failed: ${error}`);
+    return { status: 'failed', error, stepIndex, screenshot };
+  };
+
+  const cancelled = (): ExecutionOutcome => ({ status: 'failed', error: CANCELLED_MESSAGE, stepIndex: null, screenshot: null });
+  if (options.signal?.aborted) return cancelled();
+
+  let proxyUrl = options.proxyUrl;
+  if (!proxyUrl && capabilities.proxy) {
+    proxyUrl = options.proxyPool?.next() ?? undefined;
+    if (!proxyUrl) return fail(NO_PROXIES_MESSAGE);
+  }
+  const blocker = capabilities.adBlocking ? (options.adBlocker ?? loadAdBlocker()) : null;
+
+  let contextOptions: BrowserContextOptions;
+  try {
+    contextOptions = buildContextOptions({ capabilities, proxyUrl, blockServiceWorkers: blocker !== null });
+  } catch (error) {
+    return fail(briefErrorMessage(error));
+  }
+
+  let browser: Browser;
+  try {
+    browser = await browserHost.getBrowser();
+  } catch (error) {
+    throw new InfrastructureError(`Chromium could not be started: ${briefErrorMessage(error)}`, { cause: error });
+  }
+  let context: BrowserContext;
+  try {
+    context = await browser.newContext(contextOptions);
+  } catch (error) {
+    throw new InfrastructureError(`Could not create a browser context: ${briefErrorMessage(error)}`, { cause: error });
+  }
+  if (proxyUrl) session.log('info', 'runner', `Routing browser traffic through proxy ${redactProxyUrl(proxyUrl)}`);
+
+  const guarded = guardSession(session, deadline);
+  let page: Page | null = null;
+  let blockedRequests = 0;
+  const timers: NodeJS.Timeout[] = [];
+  let onDisconnect: (() => void) | undefined;
+  let onAbort: (() => void) | undefined;
+
+  try {
+    const work = (async () => {
+      if (blocker) await installAdBlocking(context, blocker, () => void blockedRequests++);
+      page = await context.newPage();
+      const navigationStarted = Date.now();
+      try {
+        await page.goto(targetUrl, { waitUntil: NAVIGATION_WAIT_UNTIL, timeout: Math.max(1, deadline - Date.now()) });
+      } catch (error) {
+        throw new NavigationFailed(`Could not open ${targetUrl}: ${briefErrorMessage(error)}`, { cause: error });
+      }
+      session.log('info', 'runner', `Opened ${targetUrl} in ${Date.now() - navigationStarted} ms`);
+      return options.program(page, guarded.session);
+    })();
+    const settled = await Promise.race<Settled>([
+      work.then(
+        (data): Settled => ({ kind: 'completed', data }),
+        (error: unknown): Settled => ({ kind: 'threw', error }),
+      ),
+      new Promise<Settled>((resolve) => {
+        const wait = Math.max(0, deadline - Date.now()) + HARD_STOP_GRACE_MS;
+        timers.push(setTimeout(() => resolve({ kind: 'deadline' }), wait));
+      }),
+      new Promise<Settled>((resolve) => {
+        onDisconnect = () => resolve({ kind: 'disconnected' });
+        browser.once('disconnected', onDisconnect);
+      }),
+      new Promise<Settled>((resolve) => {
+        onAbort = () => resolve({ kind: 'cancelled' });
+        if (options.signal?.aborted) onAbort();
+        else options.signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    ]);
+    guarded.end();
+
+    // Whatever the program saw (usually "Target closed"), a dead browser is not the bot's fault.
+    if (settled.kind === 'disconnected' || !browser.isConnected()) {
+      throw new InfrastructureError('Chromium crashed or disconnected during the execution', {
+        cause: settled.kind === 'threw' ? settled.error : undefined,
+      });
+    }
+    if (settled.kind === 'completed') return { status: 'completed', data: settled.data };
+    if (settled.kind === 'cancelled') return cancelled();
+
+    const screenshot = await captureFailureScreenshot(page);
+    if (settled.kind === 'deadline') return fail(timedOutMessage, null, screenshot);
+    const { error } = settled;
+    if (error instanceof StepFailedError) {
+      return fail(error.deadlineExceeded ? timedOutMessage : error.message, error.stepIndex, screenshot);
+    }
+    const pastDeadline = Date.now() >= deadline - 50;
+    if (pastDeadline && (isTimeoutError(error) || (error instanceof Error && isTimeoutError(error.cause)))) {
+      return fail(timedOutMessage, null, screenshot);
+    }
+    return fail(error instanceof NavigationFailed ? error.message : briefErrorMessage(error), null, screenshot);
+  } finally {
+    guarded.end();
+    for (const timer of timers) clearTimeout(timer);
+    if (onDisconnect) browser.off('disconnected', onDisconnect);
+    if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+    if (blockedRequests > 0) session.log('info', 'runner', `Blocked ${blockedRequests} ad and tracker requests`);
+    await closeContext(context);
+  }
+}
+
+async function closeContext(context: BrowserContext): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    context.close().catch(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CONTEXT_CLOSE_TIMEOUT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,23 @@
+/** Resource limits of one sandboxed script run. */
+export const SANDBOX_LIMITS = {
+  defaultMemoryLimitBytes: 64 * 1024 * 1024,
+  /**
+   * QuickJS's own stack check. Wasm frames run on the worker's V8 stack, which is larger per
+   * frame than QuickJS counts; 256 KiB keeps ordinary deep recursion a catchable
+   * `InternalError: stack overflow`. Pathological code (e.g. 100k nested parentheses) can still
+   * overflow V8 first; that is caught too, and the corrupted Wasm instance is thrown away.
+   */
+  maxStackBytes: 256 * 1024,
+  /**
+   * A page call's timeout when the script passes none: the step interpreter's default step
+   * timeout, so a generated script waits as long as the steps it was generated from.
+   */
+  defaultActionTimeoutMs: 15_000,
+  maxPendingPageCalls: 32,
+  maxSteps: 1_000,
+  maxLogLines: 2_000,
+  maxLogMessageChars: 10_000,
+  /** Largest JSON text handed back into the sandbox from one page call. */
+  maxTransferChars: 16 * 1024 * 1024,
+  maxErrorMessageChars: 2_000,
+} as const;

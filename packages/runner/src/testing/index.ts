@@ -1,0 +1,6 @@
+export * from './fixture-server';
+export * from './memory-session';
+export * from './http-proxy';
+export * from './processes';
+export * from './wait-until';
+export * from './browser';

@@ -1,0 +1,41 @@
+import type { LogLevel, LogSource } from '@botfleet/core';
+import type { RunSession, StepResult } from '../run-session';
+
+export interface MemoryLogEntry {
+  level: LogLevel;
+  source: LogSource;
+  message: string;
+}
+
+export interface MemoryArtifact {
+  kind: 'screenshot';
+  contentType: string;
+  data: Buffer;
+}
+
+/** A RunSession that keeps everything in arrays, for tests. */
+export interface MemorySession extends RunSession {
+  readonly steps: StepResult[];
+  readonly logs: MemoryLogEntry[];
+  readonly artifacts: Map<string, MemoryArtifact>;
+}
+
+export function createMemorySession(options: { params?: Record<string, unknown>; deadline?: number } = {}): MemorySession {
+  const steps: StepResult[] = [];
+  const logs: MemoryLogEntry[] = [];
+  const artifacts = new Map<string, MemoryArtifact>();
+  return {
+    params: options.params ?? {},
+    deadline: options.deadline ?? Date.now() + 60_000,
+    steps,
+    logs,
+    artifacts,
+    recordStep: (result) => void steps.push(result),
+    log: (level, source, message) => void logs.push({ level, source, message }),
+    async saveArtifact(kind, contentType, data) {
+      const id = `artifact-${artifacts.size + 1}`;
+      artifacts.set(id, { kind, contentType, data });
+      return id;
+    },
+  };
+}
