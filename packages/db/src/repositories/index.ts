@@ -6,3 +6,6 @@ export * from './bots';
 export * from './manifests';
 export * from './executions';
 export * from './execution-lifecycle';
+export * from './steps';
+export * from './deliveries';
+export * from './schedules';

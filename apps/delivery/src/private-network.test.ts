@@ -1,0 +1,32 @@
+import { startReceiver, type TestReceiver } from '@botfleet/webhooks/src/test-receiver';
+import { createDeliveryFixture, waitFor, type DeliveryFixture } from './testing/delivery-fixture';
+
+let f: DeliveryFixture;
+let receiver: TestReceiver;
+
+beforeAll(async () => {
+  f = await createDeliveryFixture();
+  receiver = await startReceiver();
+  // Production settings: private targets refused. No retries, so the one refusal is final.
+  await f.startRole({ allowPrivateNetwork: false, retryDelaysMs: [] });
+});
+afterAll(async () => {
+  await f.close();
+  await receiver.close();
+});
+
+it('refuses a loopback target without connecting, and records why', async () => {
+  const botId = await f.newBot({ url: `${receiver.url}/hook`, auth: 'hmac', secret: 'never-sent-secret' });
+  const { executionId } = await f.completeRun(botId, { a: 1 });
+
+  const delivery = await waitFor(async () => {
+    const res = await f.deliveries(executionId);
+    return res.body.data[0]?.status === 'failed' ? res.body.data[0] : undefined;
+  }, 10_000, 'the refused delivery to fail');
+  expect(delivery.attemptCount).toBe(1);
+  expect(delivery.attempts).toHaveLength(1);
+  expect(delivery.attempts[0].statusCode).toBeNull();
+  expect(delivery.attempts[0].error).toMatch(/private or loopback address \(set ALLOW_PRIVATE_NETWORK=true to allow\)/);
+  expect(delivery.lastError).toBe(delivery.attempts[0].error);
+  expect(receiver.connections()).toBe(0);
+});

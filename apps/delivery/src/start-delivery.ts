@@ -1,0 +1,97 @@
+import type { Logger, SecretBox } from '@botfleet/core';
+import type { PrismaClient } from '@botfleet/db';
+import { createQueues, createRedisConnection } from '@botfleet/queue';
+import { JwtTokenCache } from '@botfleet/webhooks';
+import { Worker } from 'bullmq';
+import { startLostJobSweeper } from './lost-job-sweeper';
+import { createWebhookDeliverProcessor } from './webhook-deliver.processor';
+import { withDeadline } from './with-deadline';
+
+export interface StartDeliveryOptions {
+  db: PrismaClient;
+  redisUrl: string;
+  queuePrefix: string;
+  logger: Logger;
+  secretBox: SecretBox;
+  /** Jobs in flight in this process; the role scales by running more processes. */
+  concurrency: number;
+  allowPrivateNetwork: boolean;
+  timeoutMs: number;
+  retryDelaysMs: number[];
+  /** How often the sweeper looks for deliveries whose job was lost (default 30 s). */
+  sweepIntervalMs?: number;
+  /** How long past due before a job counts as lost (default: the sweep interval). */
+  sweepGraceMs?: number;
+  /** Sweep only this organization's deliveries (tests and benchmarks share a database). */
+  sweepOrganizationId?: string;
+  /** How long stop() waits for attempts in flight before abandoning them (default 15 s). */
+  closeTimeoutMs?: number;
+}
+
+export interface DeliveryRole {
+  stop(): Promise<void>;
+}
+
+const DEFAULT_SWEEP_INTERVAL_MS = 30_000;
+
+/** Starts the delivery role in this process: the `deliveries` queue worker and the lost-job sweeper. */
+export async function startDelivery(options: StartDeliveryOptions): Promise<DeliveryRole> {
+  const logger = options.logger.child({ role: 'delivery' });
+  // Worker-style connection (retries forever) for the re-enqueue too: a job that schedules its
+  // retry during a Redis blip waits for Redis rather than losing the retry; the sweeper backs it up.
+  const connection = createRedisConnection(options.redisUrl, 'worker');
+  connection.on('error', (err) => logger.warn({ err: err.message }, 'redis (delivery) connection error'));
+  const queues = createQueues(connection, options.queuePrefix);
+
+  // One token cache for the process, so deliveries to the same receiver share one JWT login.
+  const processor = createWebhookDeliverProcessor({
+    db: options.db,
+    queues,
+    logger,
+    secretBox: options.secretBox,
+    tokenCache: new JwtTokenCache(),
+    allowPrivateNetwork: options.allowPrivateNetwork,
+    timeoutMs: options.timeoutMs,
+    retryDelaysMs: options.retryDelaysMs,
+  });
+  const worker = new Worker('deliveries', processor, {
+    connection,
+    prefix: options.queuePrefix,
+    concurrency: options.concurrency,
+  });
+  // An unhandled 'error' event would crash the process; Redis blips are logged and retried.
+  worker.on('error', (err) => logger.error({ err: err.message }, 'delivery worker error'));
+  worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, err: err.message }, 'delivery job failed'));
+  await worker.waitUntilReady();
+
+  const sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
+  const sweeper = startLostJobSweeper({
+    db: options.db,
+    queues,
+    logger,
+    intervalMs: sweepIntervalMs,
+    graceMs: options.sweepGraceMs ?? sweepIntervalMs,
+    organizationId: options.sweepOrganizationId,
+  });
+  logger.info({ concurrency: options.concurrency, queuePrefix: options.queuePrefix }, 'delivery role started');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    stop() {
+      stopping ??= (async () => {
+        await sweeper.stop();
+        // worker.close() waits for active jobs with no deadline, and a later close(true) only
+        // returns that same pending promise. So: pause (stop fetching, wait for active jobs)
+        // under our deadline, then close without waiting. An attempt cut off this way keeps its
+        // lease on the row and is retried by a sweeper once the lease expires.
+        const drained = await withDeadline(worker.pause(), options.closeTimeoutMs ?? 15_000);
+        if (!drained) logger.warn('delivery attempts still in flight at the shutdown deadline; abandoning them');
+        await worker.close(true);
+        await queues.close();
+        await connection.quit().catch(() => connection.disconnect());
+        logger.info('delivery role stopped');
+      })();
+      return stopping;
+    },
+  };
+}

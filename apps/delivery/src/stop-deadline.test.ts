@@ -1,0 +1,34 @@
+import { startReceiver, type TestReceiver } from '@botfleet/webhooks/src/test-receiver';
+import { createDeliveryFixture, waitFor, type DeliveryFixture } from './testing/delivery-fixture';
+
+let f: DeliveryFixture;
+let receiver: TestReceiver;
+
+beforeAll(async () => {
+  f = await createDeliveryFixture();
+  // A receiver that accepts the request and never answers.
+  receiver = await startReceiver(() => undefined);
+});
+afterAll(async () => {
+  await f.close();
+  await receiver.close().catch(() => undefined); // the test closes it itself unless it failed early
+});
+
+it('stop() gives up on a hung attempt at its deadline; the attempt keeps its lease on the row', async () => {
+  const role = await f.startRole({ timeoutMs: 30_000, closeTimeoutMs: 300, retryDelaysMs: [] });
+  const botId = await f.newBot({ url: `${receiver.url}/hang`, auth: 'none' });
+  const { deliveryId } = await f.completeRun(botId, { a: 1 });
+  await waitFor(() => receiver.requests.length > 0, 10_000, 'the request to reach the receiver');
+
+  const started = Date.now();
+  await role.stop();
+  expect(Date.now() - started).toBeLessThan(5_000);
+  // Still pending, due only after the lease, so no sweeper retries it while it may be in flight.
+  const row = await f.h.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+  expect(row).toMatchObject({ status: 'pending', attemptCount: 0 });
+  expect(row.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() + 60_000);
+
+  // Let the abandoned attempt end (the receiver drops it) before the database closes.
+  await receiver.close();
+  await waitFor(async () => (await f.h.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).status === 'failed', 10_000, 'the cut-off attempt to be recorded');
+});

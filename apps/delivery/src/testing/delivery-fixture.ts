@@ -1,0 +1,93 @@
+import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/src/testing/api-harness';
+import { createLogger, newId } from '@botfleet/core';
+import { createDeliveryForCompletedExecution } from '@botfleet/db';
+import request from 'supertest';
+import { enqueueDelivery } from '../delivery-jobs';
+import { startDelivery, type DeliveryRole, type StartDeliveryOptions } from '../start-delivery';
+
+/*
+ * Test-only: a real API (for bots, manifests and the deliveries endpoint), real PostgreSQL and
+ * Redis, and delivery roles on the harness's own queue prefix so test files never share jobs.
+ */
+
+export interface DeliveryFixture {
+  h: ApiHarness;
+  org: TestOrg;
+  /** Starts a delivery role (allowPrivateNetwork and short delays unless overridden); stopped by close(). */
+  startRole(overrides?: Partial<StartDeliveryOptions>): Promise<DeliveryRole>;
+  /** A bot whose manifest has this webhook section; returns its id. */
+  newBot(webhook: Record<string, unknown>): Promise<string>;
+  /** A completed execution row with this data, plus its delivery, created and (by default) enqueued. */
+  completeRun(botId: string, data: unknown, options?: { enqueue?: boolean }): Promise<{ executionId: string; deliveryId: string }>;
+  /** GET /executions/:executionId/deliveries as the owner. */
+  deliveries(executionId: string): Promise<request.Response>;
+  close(): Promise<void>;
+}
+
+export async function createDeliveryFixture(): Promise<DeliveryFixture> {
+  const h = await createApiHarness();
+  const org = await h.newOrg();
+  const roles: DeliveryRole[] = [];
+
+  return {
+    h,
+    org,
+    async startRole(overrides = {}) {
+      const role = await startDelivery({
+        db: h.db,
+        redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        queuePrefix: h.queues.prefix,
+        logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+        secretBox: h.deps.secretBox,
+        concurrency: 4,
+        allowPrivateNetwork: true,
+        timeoutMs: 2_000,
+        retryDelaysMs: [50, 100],
+        sweepIntervalMs: 100,
+        sweepOrganizationId: org.id,
+        closeTimeoutMs: 5_000,
+        ...overrides,
+      });
+      roles.push(role);
+      return role;
+    },
+    async newBot(webhook) {
+      const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'hook', targetUrl: 'https://a.example' });
+      const manifest = await request(h.app).put(`/api/v1/bots/${bot.body.id}/manifest`).set(org.auth('write')).send({ webhook });
+      if (manifest.status !== 200) throw new Error(`manifest rejected: ${JSON.stringify(manifest.body)}`);
+      return bot.body.id as string;
+    },
+    async completeRun(botId, data, options = {}) {
+      // What the execution worker does: complete the run and create its delivery in one
+      // transaction, then enqueue the first attempt after the commit.
+      const { executionId, deliveryId } = await h.db.$transaction(async (tx) => {
+        const execution = await tx.execution.create({
+          data: { id: newId('exe'), botId, organizationId: org.id, status: 'completed', startedAt: new Date(), completedAt: new Date(), extractedData: data as object },
+        });
+        const delivery = await createDeliveryForCompletedExecution(tx, { executionId: execution.id, botId, extractedData: data });
+        if (!delivery) throw new Error('no delivery created');
+        return { executionId: execution.id, deliveryId: delivery.id };
+      });
+      if (options.enqueue !== false) await enqueueDelivery(h.queues, deliveryId, 1);
+      return { executionId, deliveryId };
+    },
+    deliveries: (executionId) => request(h.app).get(`/api/v1/executions/${executionId}/deliveries`).set(org.auth('read')),
+    async close() {
+      await Promise.all(roles.map((role) => role.stop()));
+      await h.queues.get('deliveries').obliterate({ force: true });
+      await h.db.bot.deleteMany({ where: { organizationId: org.id } });
+      await h.close();
+    },
+  };
+}
+
+/** Polls until `check` returns a value other than undefined/false, or fails after the deadline. */
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,183 @@
+import { newId, selectDataPath, WebhookAuthSchema, type WebhookAuth } from '@botfleet/core';
+import type { Db } from './db-handle';
+import { loadManifest } from './manifests';
+
+/*
+ * A webhook delivery is a row; Redis only holds the job that will make its next attempt. Every
+ * write here is conditional on the row's current state, so duplicate jobs (a sweeper re-enqueue
+ * racing a late job, a stalled job run twice) can never record the same attempt twice.
+ */
+
+export interface CompletedExecutionInput {
+  executionId: string;
+  botId: string;
+  extractedData: unknown;
+}
+
+/**
+ * Called inside the transaction that completes the execution, so the delivery exists if and only
+ * if the completion does. Null when the bot has no webhook or the run produced no data.
+ * The body is the extracted data narrowed by `dataPath`, as the exact JSON that will be signed
+ * and sent (the same as @botfleet/webhooks' buildDeliveryBody, which this package must not import).
+ */
+export async function createDeliveryForCompletedExecution(db: Db, input: CompletedExecutionInput): Promise<{ id: string } | null> {
+  if (input.extractedData === null || input.extractedData === undefined) return null;
+  const { webhook } = await loadManifest(db, input.botId);
+  if (!webhook) return null;
+  const selected = selectDataPath(input.extractedData, webhook.dataPath);
+  const row = await db.webhookDelivery.create({
+    data: {
+      id: newId('dlv'),
+      executionId: input.executionId,
+      botId: input.botId,
+      status: 'pending',
+      url: webhook.url,
+      auth: webhook.auth,
+      body: JSON.stringify(selected === undefined ? null : selected),
+      nextAttemptAt: new Date(),
+    },
+    select: { id: true },
+  });
+  return row;
+}
+
+/** A delivery with what one attempt needs. Secrets stay sealed; the caller opens them. */
+export interface DeliveryForAttempt {
+  id: string;
+  executionId: string;
+  botId: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  url: string;
+  auth: WebhookAuth;
+  body: string;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  /** From the manifest now (not snapshotted): a rotated secret or password applies to retries. */
+  loginUrl: string | null;
+  username: string | null;
+  webhookSecretEnc: string | null;
+  webhookPasswordEnc: string | null;
+}
+
+export async function findDeliveryForAttempt(db: Db, deliveryId: string): Promise<DeliveryForAttempt | null> {
+  const row = await db.webhookDelivery.findUnique({ where: { id: deliveryId } });
+  if (!row) return null;
+  const manifest = await loadManifest(db, row.botId);
+  return {
+    id: row.id,
+    executionId: row.executionId,
+    botId: row.botId,
+    status: row.status,
+    url: row.url,
+    auth: WebhookAuthSchema.parse(row.auth),
+    body: row.body,
+    attemptCount: row.attemptCount,
+    nextAttemptAt: row.nextAttemptAt,
+    loginUrl: manifest.webhook?.loginUrl ?? null,
+    username: manifest.webhook?.username ?? null,
+    webhookSecretEnc: manifest.webhookSecretEnc,
+    webhookPasswordEnc: manifest.webhookPasswordEnc,
+  };
+}
+
+export interface DeliveryClaim {
+  deliveryId: string;
+  /** The attemptCount and nextAttemptAt the caller read; the claim fails if either moved. */
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  /** Pushes nextAttemptAt this far out while the attempt runs, so the sweeper leaves it alone. */
+  leaseUntil: Date;
+}
+
+/**
+ * Takes the next attempt of a pending delivery (compare-and-set on attemptCount and
+ * nextAttemptAt). False when another job took it first or the delivery moved on: the caller
+ * then sends nothing. If the claimant dies, the lease expires and the sweeper retries.
+ */
+export async function claimDeliveryAttempt(db: Db, claim: DeliveryClaim): Promise<boolean> {
+  const { count } = await db.webhookDelivery.updateMany({
+    where: { id: claim.deliveryId, status: 'pending', attemptCount: claim.attemptCount, nextAttemptAt: claim.nextAttemptAt },
+    data: { nextAttemptAt: claim.leaseUntil },
+  });
+  return count === 1;
+}
+
+/** What the delivery becomes after an attempt. */
+export type DeliveryOutcome = { status: 'succeeded' } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: Date };
+
+export interface DeliveryAttemptRecord {
+  deliveryId: string;
+  /** 1 for the first attempt; must be attemptCount + 1 of the row or nothing is written. */
+  number: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  outcome: DeliveryOutcome;
+}
+
+/**
+ * Writes the attempt row and moves the delivery on, atomically. Returns false (writing nothing)
+ * when this attempt number was already recorded or the delivery is no longer pending.
+ */
+export async function recordDeliveryAttempt(db: Db, record: DeliveryAttemptRecord): Promise<boolean> {
+  return inTransaction(db, async (tx) => {
+    const final = record.outcome.status !== 'pending';
+    // The row lock taken here serialises competing writers; the loser re-reads attemptCount and matches nothing.
+    const { count } = await tx.webhookDelivery.updateMany({
+      where: { id: record.deliveryId, status: 'pending', attemptCount: record.number - 1 },
+      data: {
+        status: record.outcome.status,
+        attemptCount: record.number,
+        lastError: record.error,
+        nextAttemptAt: record.outcome.status === 'pending' ? record.outcome.nextAttemptAt : null,
+        completedAt: final ? new Date() : null,
+      },
+    });
+    if (count !== 1) return false;
+    await tx.deliveryAttempt.create({
+      data: {
+        id: newId('dat'),
+        deliveryId: record.deliveryId,
+        number: record.number,
+        startedAt: record.startedAt,
+        durationMs: Math.max(0, Math.round(record.durationMs)),
+        statusCode: record.statusCode,
+        error: record.error,
+      },
+    });
+    return true;
+  });
+}
+
+/** Every delivery of an execution with its attempts, oldest first. */
+export async function listDeliveriesForExecution(db: Db, executionId: string) {
+  return db.webhookDelivery.findMany({
+    where: { executionId },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    include: { attempts: { orderBy: { number: 'asc' } } },
+  });
+}
+
+/**
+ * Pending deliveries whose next attempt was due before `dueBefore` (now minus a grace period):
+ * their job should have run by now, so it may have been lost from Redis. `organizationId` narrows
+ * the search for tests and benchmarks that share a database with other runs.
+ */
+export async function findOverdueDeliveries(db: Db, options: { dueBefore: Date; limit: number; organizationId?: string }) {
+  return db.webhookDelivery.findMany({
+    where: {
+      status: 'pending',
+      OR: [{ nextAttemptAt: { lte: options.dueBefore } }, { nextAttemptAt: null }],
+      ...(options.organizationId ? { execution: { organizationId: options.organizationId } } : {}),
+    },
+    orderBy: { nextAttemptAt: 'asc' },
+    take: options.limit,
+    select: { id: true, attemptCount: true, nextAttemptAt: true },
+  });
+}
+
+/** Runs `fn` in a transaction, or in the caller's when `db` already is one. */
+async function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return '$transaction' in db ? db.$transaction((tx) => fn(tx)) : fn(db);
+}
