@@ -7,18 +7,24 @@ const MIN_INTERVAL = 30;
 
 let h: ApiHarness;
 let org: TestOrg;
+const createdBots: string[] = [];
 
 beforeAll(async () => {
   h = await createApiHarness({ minScheduleIntervalSeconds: MIN_INTERVAL });
   org = await h.newOrg();
 });
 afterAll(async () => {
+  // No active schedule is left in the shared database for a scheduler to find.
+  await h.db.bot.deleteMany({ where: { id: { in: createdBots } } });
   await deletePrefixedKeys(h.deps.redis, h.queues.prefix);
   await h.close();
 });
 
-const newBot = async (o: TestOrg = org): Promise<string> =>
-  (await request(h.app).post('/api/v1/bots').set(o.auth('write')).send({ name: 'scheduled', targetUrl: 'https://a.example' })).body.id;
+const newBot = async (o: TestOrg = org): Promise<string> => {
+  const id: string = (await request(h.app).post('/api/v1/bots').set(o.auth('write')).send({ name: 'scheduled', targetUrl: 'https://a.example' })).body.id;
+  createdBots.push(id);
+  return id;
+};
 const getSchedule = (botId: string, o: TestOrg = org) => request(h.app).get(`/api/v1/bots/${botId}/schedule`).set(o.auth('read'));
 const putSchedule = (botId: string, body: object, o: TestOrg = org) => request(h.app).put(`/api/v1/bots/${botId}/schedule`).set(o.auth('write')).send(body);
 const jobScheduler = (botId: string) => h.queues.get('schedules').getJobScheduler(`bot-${botId}`);

@@ -1,0 +1,75 @@
+import { jobs, type Queues } from '@botfleet/queue';
+import type { JobSchedulerTemplateOptions } from 'bullmq';
+import { tickSlotOf } from './tick-slot';
+
+/*
+ * The Redis side of a schedule: one BullMQ job scheduler per bot on the `schedules` queue,
+ * producing one `schedule.tick` job per slot. Everything here can be rebuilt from the schedule
+ * rows, which is what the reconciler does after Redis loses it.
+ */
+
+const SCHEDULER_PREFIX = 'bot-';
+const TICK_QUEUE = jobs['schedule.tick'].queue;
+
+/** Ticks are idempotent (the slot is unique per bot), so retrying a failed one is always safe. */
+const TICK_JOB_OPTIONS: JobSchedulerTemplateOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: { age: 3_600, count: 1_000 },
+  removeOnFail: { age: 7 * 24 * 3_600 },
+};
+
+/** BullMQ job scheduler ids must not contain ':'; bot ids never do. */
+export const schedulerIdOf = (botId: string): string => `${SCHEDULER_PREFIX}${botId}`;
+
+/** An armed job scheduler as found in Redis. */
+export interface ArmedSchedule {
+  botId: string;
+  everyMs: number | null;
+  /** The slot (Unix ms) it fires next. */
+  next: number | null;
+}
+
+/**
+ * Creates or updates the bot's job scheduler. `startAt` only applies when BullMQ starts a new
+ * series (none armed, or the interval changed); re-arming an unchanged scheduler keeps its
+ * slot. Returns the slot the armed scheduler fires next, as BullMQ decided it.
+ */
+export async function armSchedule(
+  queues: Queues,
+  input: { botId: string; intervalSeconds: number; startAt: Date },
+): Promise<number | null> {
+  const schedulerId = schedulerIdOf(input.botId);
+  const job = await queues.get(TICK_QUEUE).upsertJobScheduler(
+    schedulerId,
+    { every: input.intervalSeconds * 1000, startDate: input.startAt },
+    { name: 'schedule.tick', data: jobs['schedule.tick'].schema.parse({ botId: input.botId }), opts: TICK_JOB_OPTIONS },
+  );
+  return tickSlotOf(job?.id, schedulerId);
+}
+
+/** Removes the bot's job scheduler and its delayed next tick; a no-op when none is armed. */
+export async function disarmSchedule(queues: Queues, botId: string): Promise<void> {
+  await queues.get(TICK_QUEUE).removeJobScheduler(schedulerIdOf(botId));
+}
+
+/** The slot the bot's job scheduler fires next, or null when none is armed. */
+export async function nextTickOf(queues: Queues, botId: string): Promise<number | null> {
+  const scheduler = await queues.get(TICK_QUEUE).getJobScheduler(schedulerIdOf(botId));
+  return scheduler?.next ?? null;
+}
+
+/** Every bot job scheduler in Redis (others on the queue, if any, are not ours and are left alone). */
+export async function listArmedSchedules(queues: Queues): Promise<ArmedSchedule[]> {
+  const schedulers = await queues.get(TICK_QUEUE).getJobSchedulers();
+  const armed: ArmedSchedule[] = [];
+  for (const scheduler of schedulers) {
+    if (!scheduler.key.startsWith(SCHEDULER_PREFIX)) continue;
+    armed.push({
+      botId: scheduler.key.slice(SCHEDULER_PREFIX.length),
+      everyMs: scheduler.every ?? null,
+      next: scheduler.next ?? null,
+    });
+  }
+  return armed;
+}

@@ -1,0 +1,33 @@
+import { createPrismaClient } from '@botfleet/db';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { startScheduler } from './start-scheduler';
+
+it('starts and stops within its deadlines while Redis is unreachable, logging instead of crashing', async () => {
+  const lines: { level: number; msg: string }[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()));
+      done();
+    },
+  });
+  const logger = pino({ level: 'info' }, sink);
+  const db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 1 });
+  try {
+    const started = Date.now();
+    // Nothing listens on port 1: every connection attempt is refused and retried.
+    const scheduler = await startScheduler({ db, redisUrl: 'redis://127.0.0.1:1', queuePrefix: 'test-unreachable', logger, closeTimeoutMs: 1_000 });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await scheduler.stop();
+    expect(Date.now() - started).toBeLessThan(10_000);
+  } finally {
+    await db.$disconnect();
+  }
+  expect(lines.some((l) => l.level >= 40 && /redis/i.test(l.msg))).toBe(true);
+  expect(lines.at(-1)?.msg).toBe('scheduler stopped');
+
+  // Nothing keeps reconnecting (or logging) once stopped: a leaked connection would.
+  const count = lines.length;
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(lines.slice(count)).toEqual([]);
+});

@@ -1,0 +1,99 @@
+import { createLogger, newId } from '@botfleet/core';
+import { createBot, createPrismaClient, ensureOrganization, saveSchedule, type PrismaClient } from '@botfleet/db';
+import { createQueues, createRedisConnection, type Queues, type RedisConnection } from '@botfleet/queue';
+import { UnrecoverableError, type Job } from 'bullmq';
+import { randomBytes } from 'node:crypto';
+import { armSchedule, schedulerIdOf } from './job-schedulers';
+import { createTickProcessor } from './tick.processor';
+import { deletePrefixedKeys } from './testing/redis-keys';
+
+/*
+ * The tick processor called directly with the job a scheduler would receive, to pin down what
+ * happens when the same slot is processed twice (two processes, a retry, a stalled job).
+ */
+
+let db: PrismaClient;
+let redis: RedisConnection;
+let queues: Queues;
+let organizationId: string;
+let processTick: ReturnType<typeof createTickProcessor>;
+const createdBots: string[] = [];
+
+beforeAll(async () => {
+  db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 4 });
+  redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer');
+  queues = createQueues(redis, `test-${randomBytes(4).toString('hex')}`);
+  organizationId = (await ensureOrganization(db, newId('org').replace('_', '-'))).id;
+  processTick = createTickProcessor({ db, queues, logger: createLogger({ level: 'silent' }) });
+});
+afterAll(async () => {
+  await db.bot.deleteMany({ where: { id: { in: createdBots } } });
+  await deletePrefixedKeys(redis, queues.prefix);
+  await queues.close();
+  redis.disconnect();
+  await db.$disconnect();
+});
+
+async function scheduledBot(options: { status?: 'active' | 'paused'; active?: boolean } = {}) {
+  const bot = await createBot(db, organizationId, { name: 'tick', targetUrl: 'https://a.example', kind: 'extraction', tags: [] });
+  createdBots.push(bot.id);
+  if (options.status) await db.bot.update({ where: { id: bot.id }, data: { status: options.status } });
+  await saveSchedule(db, bot.id, { intervalSeconds: 60, active: options.active ?? true, nextRunAt: null });
+  return bot.id;
+}
+
+/** The job BullMQ hands the worker for one slot of the bot's job scheduler. */
+const tickJob = (botId: string, slot: number, data: unknown = { botId }) => ({ id: `repeat:${schedulerIdOf(botId)}:${slot}`, data }) as Job;
+const executionsOf = (botId: string) => db.execution.findMany({ where: { botId } });
+
+it('the same slot processed concurrently creates one execution and one execution.run job', async () => {
+  const botId = await scheduledBot();
+  const slot = Date.now();
+  const outcomes = await Promise.all([processTick(tickJob(botId, slot)), processTick(tickJob(botId, slot)), processTick(tickJob(botId, slot))]);
+  expect(outcomes.sort()).toEqual(['already-fired', 'already-fired', 'fired']);
+
+  const rows = await executionsOf(botId);
+  expect(rows).toHaveLength(1);
+  expect(rows[0]).toMatchObject({ trigger: 'schedule', status: 'pending', scheduledFor: new Date(slot) });
+  const runJobs = (await queues.get('executions').getJobs(['waiting'])).filter((j) => j.data.executionId === rows[0]!.id);
+  expect(runJobs).toHaveLength(1);
+  expect(runJobs[0]!.id).toBe(rows[0]!.id);
+  expect(await db.schedule.findUniqueOrThrow({ where: { botId } })).toMatchObject({ lastRunAt: new Date(slot), nextRunAt: new Date(slot + 60_000) });
+});
+
+it('a repeated tick re-enqueues a pending execution whose job was lost', async () => {
+  const botId = await scheduledBot();
+  const slot = Date.now();
+  await processTick(tickJob(botId, slot));
+  const [row] = await executionsOf(botId);
+  await queues.get('executions').remove(row!.id);
+  expect(await processTick(tickJob(botId, slot))).toBe('already-fired');
+  expect(await queues.get('executions').getJob(row!.id)).toMatchObject({ name: 'execution.run', data: { executionId: row!.id } });
+});
+
+it.each([
+  ['the bot is paused', { status: 'paused' as const }],
+  ['the schedule is inactive', { active: false }],
+])('fires nothing and disarms when %s', async (_case, options) => {
+  const botId = await scheduledBot(options);
+  await armSchedule(queues, { botId, intervalSeconds: 60, startAt: new Date(Date.now() + 60_000) });
+  expect(await processTick(tickJob(botId, Date.now()))).toBe('skipped');
+  expect(await executionsOf(botId)).toEqual([]);
+  expect(await queues.get('schedules').getJobScheduler(schedulerIdOf(botId))).toBeUndefined();
+  expect(await db.schedule.findUniqueOrThrow({ where: { botId } })).toMatchObject({ nextRunAt: null });
+});
+
+it('fires nothing and disarms for a deleted bot', async () => {
+  const botId = `bot_${randomBytes(8).toString('hex')}`;
+  await armSchedule(queues, { botId, intervalSeconds: 60, startAt: new Date(Date.now() + 60_000) });
+  expect(await processTick(tickJob(botId, Date.now()))).toBe('skipped');
+  expect(await queues.get('schedules').getJobScheduler(schedulerIdOf(botId))).toBeUndefined();
+});
+
+it('refuses ticks it cannot attribute to a slot of the bot’s scheduler, without retries', async () => {
+  const botId = await scheduledBot();
+  await expect(processTick(tickJob(botId, Date.now(), { nope: true }))).rejects.toBeInstanceOf(UnrecoverableError);
+  await expect(processTick({ id: 'manual-1', data: { botId } } as Job)).rejects.toBeInstanceOf(UnrecoverableError);
+  await expect(processTick({ id: `repeat:bot-other:${Date.now()}`, data: { botId } } as Job)).rejects.toBeInstanceOf(UnrecoverableError);
+  expect(await executionsOf(botId)).toEqual([]);
+});
