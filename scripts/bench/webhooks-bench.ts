@@ -1,7 +1,7 @@
 import { createLogger, newId, type SecretBox } from '@botfleet/core';
 import { createBot, createDeliveryForCompletedExecution, saveManifest, type PrismaClient } from '@botfleet/db';
-import { enqueueDelivery, startDelivery } from '@botfleet/delivery';
-import { createQueues, createRedisConnection } from '@botfleet/queue';
+import { startDelivery } from '@botfleet/delivery';
+import { createQueues, createRedisConnection, enqueueDelivery } from '@botfleet/queue';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 

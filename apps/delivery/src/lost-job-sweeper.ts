@@ -2,7 +2,7 @@ import type { Logger } from '@botfleet/core';
 import { findOverdueDeliveries, type PrismaClient } from '@botfleet/db';
 import type { Queues } from '@botfleet/queue';
 import type { JobState } from 'bullmq';
-import { deliveryJobId, enqueueDelivery } from './delivery-jobs';
+import { deliveryJobId, enqueueDelivery } from '@botfleet/queue';
 
 export interface SweeperOptions {
   db: PrismaClient;

@@ -1,5 +1,5 @@
 import { startReceiver, type TestReceiver } from '@botfleet/webhooks/src/test-receiver';
-import { deliveryJobId, enqueueDelivery } from './delivery-jobs';
+import { deliveryJobId, enqueueDelivery } from '@botfleet/queue';
 import { createDeliveryFixture, waitFor, type DeliveryFixture } from './testing/delivery-fixture';
 
 let f: DeliveryFixture;

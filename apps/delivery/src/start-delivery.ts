@@ -1,11 +1,10 @@
-import type { Logger, SecretBox } from '@botfleet/core';
+import { settlesWithin, type Logger, type SecretBox } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import { createQueues, createRedisConnection } from '@botfleet/queue';
 import { JwtTokenCache } from '@botfleet/webhooks';
 import { Worker } from 'bullmq';
 import { startLostJobSweeper } from './lost-job-sweeper';
 import { createWebhookDeliverProcessor } from './webhook-deliver.processor';
-import { withDeadline } from './with-deadline';
 
 export interface StartDeliveryOptions {
   db: PrismaClient;
@@ -84,7 +83,7 @@ export async function startDelivery(options: StartDeliveryOptions): Promise<Deli
         // returns that same pending promise. So: pause (stop fetching, wait for active jobs)
         // under our deadline, then close without waiting. An attempt cut off this way keeps its
         // lease on the row and is retried by a sweeper once the lease expires.
-        const drained = await withDeadline(worker.pause(), options.closeTimeoutMs ?? 15_000);
+        const drained = await settlesWithin(worker.pause(), options.closeTimeoutMs ?? 15_000);
         if (!drained) logger.warn('delivery attempts still in flight at the shutdown deadline; abandoning them');
         await worker.close(true);
         await queues.close();

@@ -10,7 +10,7 @@ import {
 import { jobs, type Queues } from '@botfleet/queue';
 import { deliverWebhook, nextRetryDelayMs, type DeliveryResult, type JwtTokenCache } from '@botfleet/webhooks';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { enqueueDelivery } from './delivery-jobs';
+import { enqueueDelivery } from '@botfleet/queue';
 import { openCredentials, UnreadableSecretError } from './open-credentials';
 
 /*

@@ -1,5 +1,7 @@
 import { createLogger, createSecretBox, type Role } from '@botfleet/core';
 import { createPrismaClient } from '@botfleet/db';
+import { startDelivery } from '@botfleet/delivery';
+import { startScheduler } from '@botfleet/scheduler';
 import { startWorker } from '@botfleet/worker';
 import { hkdfSync } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -38,6 +40,23 @@ async function main(): Promise<void> {
       defaultTimeoutSeconds: env.DEFAULT_TIMEOUT_SECONDS,
     });
     shutdown.register('worker', () => worker.stop());
+  }
+
+  if (roles.has('delivery')) {
+    const delivery = await startDelivery({
+      ...common,
+      secretBox,
+      concurrency: env.DELIVERY_CONCURRENCY,
+      allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
+    });
+    shutdown.register('delivery', () => delivery.stop());
+  }
+
+  if (roles.has('scheduler')) {
+    const scheduler = await startScheduler(common);
+    shutdown.register('scheduler', () => scheduler.stop());
   }
 
   if (roles.has('api')) {

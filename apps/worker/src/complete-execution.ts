@@ -7,7 +7,7 @@ import {
   type ExecutionOutcome,
   type PrismaClient,
 } from '@botfleet/db';
-import { enqueue, type Queues } from '@botfleet/queue';
+import { enqueueDelivery, type Queues } from '@botfleet/queue';
 import type { DbRunSession } from './db-run-session';
 
 export type RunOutcome = ExecutionOutcome & { screenshot?: Buffer | null };
@@ -39,7 +39,7 @@ export async function completeExecution(
     return { finished: true, deliveryId: delivery?.id ?? null };
   });
   if (result.deliveryId) {
-    await enqueue(deps.queues, 'webhook.deliver', { deliveryId: result.deliveryId }, { jobId: result.deliveryId }).catch((err: unknown) => {
+    await enqueueDelivery(deps.queues, result.deliveryId, 1).catch((err: unknown) => {
       logger.warn({ deliveryId: result.deliveryId, err: (err as Error).message }, 'delivery enqueue failed; the sweeper will pick it up');
     });
   }

@@ -1,4 +1,4 @@
-import type { Logger } from '@botfleet/core';
+import { settlesWithin, type Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import { createQueues, createRedisConnection } from '@botfleet/queue';
 import { createBrowserHost, createProxyPool, loadAdBlocker, resolveChromiumPath, type AdBlocker } from '@botfleet/runner';
@@ -30,16 +30,6 @@ export interface WorkerOptions {
 
 export interface RoleHandle {
   stop(): Promise<void>;
-}
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /** The worker role: one Chromium, WORKER_CONCURRENCY runs at once, plus the execution sweeper. */
@@ -92,11 +82,12 @@ export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
       clearInterval(sweeper);
       // Finish runs in flight; past the deadline they are handed back (their locks expire and
       // another worker re-claims them with a new attempt number).
-      const closed = await within(worker.close(), options.drainTimeoutMs ?? 30_000);
-      if (closed === 'timeout') {
+      // pause() waits for active jobs; close() is not used for that because it never returns
+      // while Redis is down, and a later close(true) would only return that same promise.
+      if (!(await settlesWithin(worker.pause(), options.drainTimeoutMs ?? 30_000))) {
         log.warn('runs still in flight at the drain deadline; handing them back');
-        await within(worker.close(true), 5_000);
       }
+      await settlesWithin(worker.close(true), 5_000);
       await browserHost.close();
       await cancellations.close();
       await queues.close();

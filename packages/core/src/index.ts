@@ -16,3 +16,4 @@ export * from './schemas/api-key';
 export * from './logger';
 export * from './cursor';
 export * from './api-key-token';
+export * from './time-limit';

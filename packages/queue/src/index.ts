@@ -2,3 +2,4 @@ export * from './jobs';
 export * from './redis-connection';
 export * from './queues';
 export * from './execution-jobs';
+export * from './delivery-jobs';

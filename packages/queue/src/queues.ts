@@ -1,3 +1,4 @@
+import { withTimeout } from '@botfleet/core';
 import { Queue, type JobsOptions } from 'bullmq';
 import type IORedis from 'ioredis';
 import { jobs, type JobName, type JobPayload, type QueueName } from './jobs';
@@ -30,6 +31,8 @@ export function createQueues(connection: IORedis, prefix: string): Queues {
   };
 }
 
+const ENQUEUE_TIMEOUT_MS = 3_000;
+
 /** BullMQ forbids ':' in custom job ids; our ids never contain one, but guard the invariant. */
 function assertJobId(jobId: string): void {
   if (jobId.includes(':')) throw new Error(`job id must not contain ':' (${jobId})`);
@@ -48,5 +51,6 @@ export async function enqueue<N extends JobName>(
   const def = jobs[name];
   const data = def.schema.parse(payload);
   assertJobId(options.jobId);
-  await queues.get(def.queue).add(name, data, options);
+  // BullMQ waits for a connection that is down instead of failing; a producer must not hang.
+  await withTimeout(queues.get(def.queue).add(name, data, options), ENQUEUE_TIMEOUT_MS, `Redis did not accept the ${name} job within ${ENQUEUE_TIMEOUT_MS} ms`);
 }

@@ -4,6 +4,7 @@ import {
   ExecutionSchema,
   notFound,
   pageOf,
+  settlesWithin,
   PaginationQuerySchema,
   TimestampSchema,
   TriggerBodySchema,
@@ -148,10 +149,10 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         }
         // Best effort: a waiting job is dropped, a running one is told to stop. The row is already
         // final, so a worker that misses both simply cannot write its result.
-        await Promise.allSettled([
-          deps.queues.get('executions').remove(execution.id),
-          deps.redis.publish(cancelChannel(deps.queues.prefix), execution.id),
-        ]);
+        await settlesWithin(
+          Promise.allSettled([deps.queues.get('executions').remove(execution.id), deps.redis.publish(cancelChannel(deps.queues.prefix), execution.id)]),
+          2_000,
+        );
         return { status: 200, body: toExecutionView(execution) };
       },
     ),

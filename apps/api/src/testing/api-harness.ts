@@ -26,10 +26,14 @@ export interface ApiHarness {
  * A real API on the test database (`npm test` points DATABASE_URL at it) and real Redis, with
  * a queue prefix of its own so test files never see each other's jobs.
  */
-export async function createApiHarness(overrides: Partial<ApiSettings> = {}): Promise<ApiHarness> {
+export async function createApiHarness(
+  overrides: Partial<ApiSettings> = {},
+  options: { redisUrl?: string; queuePrefix?: string } = {},
+): Promise<ApiHarness> {
   const db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 4 });
-  const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer');
-  const queues = createQueues(redis, `test-${randomBytes(4).toString('hex')}`);
+  const redis = createRedisConnection(options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer');
+  redis.on('error', () => undefined);
+  const queues = createQueues(redis, options.queuePrefix ?? `test-${randomBytes(4).toString('hex')}`);
   const deps: ApiDeps = {
     db,
     redis,

@@ -2,7 +2,7 @@ import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/s
 import { createLogger, newId } from '@botfleet/core';
 import { createDeliveryForCompletedExecution } from '@botfleet/db';
 import request from 'supertest';
-import { enqueueDelivery } from '../delivery-jobs';
+import { enqueueDelivery } from '@botfleet/queue';
 import { startDelivery, type DeliveryRole, type StartDeliveryOptions } from '../start-delivery';
 
 /*

@@ -1,4 +1,4 @@
-import { enqueue, type Queues } from '@botfleet/queue';
+import { enqueue, type Queues } from './queues';
 
 /**
  * One job id per attempt: a retry is a new job, so it never collides with the finished job of

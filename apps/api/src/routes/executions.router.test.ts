@@ -1,0 +1,141 @@
+import request from 'supertest';
+import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
+
+let h: ApiHarness;
+let org: TestOrg;
+
+beforeAll(async () => {
+  h = await createApiHarness();
+  org = await h.newOrg();
+});
+afterAll(() => h.close());
+
+async function actionBot(parameters: object[] = [
+  { name: 'query', type: 'string', required: true },
+  { name: 'maxPrice', type: 'number' },
+  { name: 'pages', type: 'integer' },
+  { name: 'express', type: 'boolean' },
+]): Promise<string> {
+  const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'a', targetUrl: 'https://a.example', kind: 'action' });
+  await request(h.app).put(`/api/v1/bots/${bot.body.id}/manifest`).set(org.auth('write')).send({ parameters });
+  return bot.body.id;
+}
+const trigger = (botId: string, body?: object, headers: Record<string, string> = {}) => {
+  const req = request(h.app).post(`/api/v1/bots/${botId}/executions`).set(org.auth('write')).set(headers);
+  return body === undefined ? req : req.send(body);
+};
+
+describe('POST /api/v1/bots/:botId/executions', () => {
+  it('writes a pending execution, enqueues its job and answers 202 with Location', async () => {
+    const botId = await actionBot();
+    const res = await trigger(botId, { params: { query: 'boots', maxPrice: 20.5, pages: 2, express: false } });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ executionId: expect.stringMatching(/^exe_/), status: 'pending' });
+    expect(res.headers.location).toBe(`/api/v1/executions/${res.body.executionId}`);
+
+    const job = await h.queues.get('executions').getJob(res.body.executionId);
+    expect(job?.name).toBe('execution.run');
+    expect(job?.data).toEqual({ executionId: res.body.executionId });
+
+    const execution = await request(h.app).get(`/api/v1/executions/${res.body.executionId}`).set(org.auth('read'));
+    expect(execution.body).toEqual({
+      id: res.body.executionId,
+      botId,
+      status: 'pending',
+      trigger: 'api',
+      params: { query: 'boots', maxPrice: 20.5, pages: 2, express: false },
+      createdAt: expect.any(Number),
+      startedAt: null,
+      completedAt: null,
+      duration: null,
+    });
+  });
+
+  it('accepts an empty body for a bot without parameters', async () => {
+    const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'e', targetUrl: 'https://a.example' });
+    expect((await trigger(bot.body.id)).status).toBe(202);
+    expect((await trigger(bot.body.id, {})).status).toBe(202);
+  });
+
+  it('names an unknown parameter and suggests the closest one', async () => {
+    const botId = await actionBot();
+    const res = await trigger(botId, { params: { qurey: 'boots' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: { code: 'unknown_parameter', message: "Unknown parameter 'qurey'. Did you mean 'query'?", details: { parameter: 'qurey', suggestion: 'query' } },
+    });
+    const none = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'n', targetUrl: 'https://a.example' });
+    const plain = await trigger(none.body.id, { params: { anything: 1 } });
+    expect(plain.body.error).toEqual({ code: 'unknown_parameter', message: "Unknown parameter 'anything'.", details: { parameter: 'anything', suggestion: null } });
+  });
+
+  it.each([
+    [{}, 'params.query'],
+    [{ params: { query: 5 } }, 'params.query'],
+    [{ params: { query: 'x', maxPrice: '5' } }, 'params.maxPrice'],
+    [{ params: { query: 'x', pages: 1.5 } }, 'params.pages'],
+    [{ params: { query: 'x', express: 'yes' } }, 'params.express'],
+  ])('refuses missing or mistyped params %j', async (body, path) => {
+    const res = await trigger(await actionBot(), body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_parameter');
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+  });
+
+  it('refuses a malformed body', async () => {
+    const botId = await actionBot();
+    expect((await trigger(botId, { params: 'query=x' })).body.error.code).toBe('validation_error');
+    expect((await trigger(botId, { params: { query: 'x' }, priority: 1 })).body.error.details[0].path).toBe('priority');
+  });
+
+  it('refuses to run a paused bot with 409', async () => {
+    const botId = await actionBot();
+    await request(h.app).patch(`/api/v1/bots/${botId}`).set(org.auth('write')).send({ status: 'paused' });
+    const res = await trigger(botId, { params: { query: 'x' } });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('conflict');
+  });
+
+  it('returns the first execution for a repeated Idempotency-Key, even when racing', async () => {
+    const botId = await actionBot();
+    const headers = { 'Idempotency-Key': `key-${Date.now()}` };
+    const responses = await Promise.all(Array.from({ length: 5 }, () => trigger(botId, { params: { query: 'x' } }, headers)));
+    const ids = new Set(responses.map((r) => r.body.executionId));
+    expect(ids.size).toBe(1);
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 202]);
+    expect(await h.db.execution.count({ where: { botId } })).toBe(1);
+
+    const otherBot = await actionBot();
+    const reused = await trigger(otherBot, { params: { query: 'x' } }, headers);
+    expect(reused.status).toBe(409);
+    const bad = await trigger(botId, { params: { query: 'x' } }, { 'Idempotency-Key': 'x'.repeat(300) });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0].path).toBe('Idempotency-Key');
+  });
+});
+
+describe('cancel and lookups', () => {
+  it('cancels a pending execution once, then answers 409', async () => {
+    const botId = await actionBot();
+    const { executionId } = (await trigger(botId, { params: { query: 'x' } })).body;
+    const res = await request(h.app).post(`/api/v1/executions/${executionId}/cancel`).set(org.auth('write'));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: executionId, status: 'cancelled', completedAt: expect.any(Number) });
+    expect(await h.queues.get('executions').getJob(executionId)).toBeUndefined();
+    const again = await request(h.app).post(`/api/v1/executions/${executionId}/cancel`).set(org.auth('write'));
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toBe('Execution is already cancelled');
+  });
+
+  it('answers 404 for latest-execution and latest-extract of a bot that never ran, and for unknown steps', async () => {
+    const botId = await actionBot();
+    expect((await request(h.app).get(`/api/v1/bots/${botId}/latest-execution`).set(org.auth('read'))).status).toBe(404);
+    expect((await request(h.app).get(`/api/v1/bots/${botId}/latest-extract`).set(org.auth('read'))).status).toBe(404);
+    const { executionId } = (await trigger(botId, { params: { query: 'x' } })).body;
+    expect((await request(h.app).get(`/api/v1/executions/${executionId}/steps`).set(org.auth('read'))).body).toEqual({ data: [] });
+    expect((await request(h.app).get(`/api/v1/executions/${executionId}/steps/0`).set(org.auth('read'))).status).toBe(404);
+    expect((await request(h.app).get(`/api/v1/executions/${executionId}/steps/-1`).set(org.auth('read'))).status).toBe(400);
+    expect((await request(h.app).get(`/api/v1/executions/${executionId}/logs`).set(org.auth('read'))).body).toEqual({ data: [] });
+    expect((await request(h.app).get(`/api/v1/executions/${executionId}/failure`).set(org.auth('read'))).status).toBe(404);
+  });
+});

@@ -1,0 +1,119 @@
+import { createApiHarness } from '@botfleet/api/src/testing/api-harness';
+import { createLogger } from '@botfleet/core';
+import { listProcesses, processTree, startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/runner/src/testing';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import request from 'supertest';
+import { startWorker } from './start-worker';
+
+let site: FixtureServer;
+const afterAllCleanups: (() => unknown)[] = [];
+const logger = createLogger({ level: 'silent' });
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+beforeAll(async () => {
+  site = await startFixtureServer({ '/page': '<!doctype html><body><h1 id="title">Still here</h1></body>' });
+});
+afterAll(async () => {
+  for (const cleanup of afterAllCleanups) cleanup();
+  await site.close();
+});
+
+function spawnWorker(prefix: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'testing/worker-process.ts')], {
+    env: { ...process.env, QUEUE_PREFIX: prefix, LOCK_DURATION_MS: '3000' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('worker ready')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
+  });
+}
+
+it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chromium behind', async () => {
+  const h = await createApiHarness();
+  const org = await h.newOrg();
+  const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'crash', targetUrl: site.url('/page') });
+  await request(h.app)
+    .put(`/api/v1/bots/${bot.body.id}/steps`)
+    .set(org.auth('write'))
+    .send({ steps: [{ action: 'waitFor', ms: 4_000 }, { action: 'extract', name: 'title', selector: '#title' }] });
+
+  const doomed = await spawnWorker(h.queues.prefix);
+  const cleanup = () => doomed.exitCode === null && doomed.signalCode === null && doomed.kill('SIGKILL');
+  afterAllCleanups.push(cleanup);
+  const { executionId } = (await request(h.app).post(`/api/v1/bots/${bot.body.id}/executions`).set(org.auth('write')).send({})).body;
+  const status = async () => (await h.db.execution.findUniqueOrThrow({ where: { id: executionId } })).status;
+  await waitUntil(async () => (await status()) === 'running', { timeoutMs: 20_000, message: 'never started running' });
+  await waitUntil(() => processTree(doomed.pid!).some((p) => /chrom/i.test(p.command)), { timeoutMs: 10_000, message: 'no chromium under the worker' });
+  const browserPids = processTree(doomed.pid!).filter((p) => p.pid !== doomed.pid).map((p) => p.pid);
+  doomed.kill('SIGKILL');
+
+  // A live worker's stalled check hands the job on once the dead worker's lock expires.
+  const survivor = await startWorker({
+    db: h.db,
+    redisUrl,
+    queuePrefix: h.queues.prefix,
+    logger,
+    concurrency: 1,
+    proxyUrls: [],
+    defaultTimeoutSeconds: 60,
+    stalledIntervalMs: 1_000,
+    sweepIntervalMs: 60_000,
+  });
+  try {
+    await waitUntil(async () => ['completed', 'failed', 'cancelled'].includes(await status()), { timeoutMs: 40_000, message: 'execution never reached a final state' });
+    const execution = await h.db.execution.findUniqueOrThrow({ where: { id: executionId } });
+    expect(execution).toMatchObject({ status: 'completed', attempt: 2, extractedData: { title: 'Still here' } });
+    const logs = await h.db.executionLog.findMany({ where: { executionId }, orderBy: { id: 'asc' } });
+    expect(logs.map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringContaining('Attempt 2 started')]));
+    const steps = await h.db.stepOutput.findMany({ where: { executionId }, orderBy: { index: 'asc' } });
+    expect(steps.map((s) => s.status)).toEqual(['completed', 'completed']);
+
+    // Chromium notices its parent is gone (its pipe closes) and exits: nothing lingers.
+    await waitUntil(() => {
+      const alive = new Set(listProcesses().filter((p) => p.state !== 'Z').map((p) => p.pid));
+      return browserPids.every((pid) => !alive.has(pid));
+    }, { timeoutMs: 15_000, message: 'chromium processes of the killed worker are still alive' });
+  } finally {
+    await survivor.stop();
+    await h.close();
+  }
+}, 90_000);
+
+it('runs a trigger whose enqueue failed, once the sweeper finds the pending row', async () => {
+  const prefix = `test-enqueue-${Date.now()}`;
+  // The API's Redis is unreachable: the trigger still succeeds because the row is written first.
+  const h = await createApiHarness({}, { redisUrl: 'redis://127.0.0.1:1', queuePrefix: prefix });
+  const org = await h.newOrg();
+  const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'offline', targetUrl: site.url('/page') });
+  await request(h.app).put(`/api/v1/bots/${bot.body.id}/steps`).set(org.auth('write')).send({ steps: [{ action: 'extract', name: 'title', selector: '#title' }] });
+  const trigger = await request(h.app).post(`/api/v1/bots/${bot.body.id}/executions`).set(org.auth('write')).send({});
+  expect(trigger.status).toBe(202);
+  const { executionId } = trigger.body;
+  expect((await request(h.app).get('/readyz')).status).toBe(503);
+
+  const worker = await startWorker({
+    db: h.db,
+    redisUrl,
+    queuePrefix: prefix,
+    logger,
+    concurrency: 1,
+    proxyUrls: [],
+    defaultTimeoutSeconds: 30,
+    sweepIntervalMs: 500,
+    pendingGraceMs: 0,
+  });
+  try {
+    await waitUntil(async () => (await h.db.execution.findUniqueOrThrow({ where: { id: executionId } })).status === 'completed', {
+      timeoutMs: 30_000,
+      message: 'the pending execution was never picked up',
+    });
+    expect((await h.db.execution.findUniqueOrThrow({ where: { id: executionId } })).extractedData).toEqual({ title: 'Still here' });
+  } finally {
+    await worker.stop();
+    await h.close();
+  }
+}, 60_000);

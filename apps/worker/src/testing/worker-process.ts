@@ -1,0 +1,25 @@
+import { createLogger } from '@botfleet/core';
+import { createPrismaClient } from '@botfleet/db';
+import { startWorker } from '../start-worker';
+
+/*
+ * A worker in a process of its own, for crash tests: the test SIGKILLs it mid-run. Settings come
+ * from the environment the test passes (this file is test tooling, not the app's entry point).
+ */
+async function main(): Promise<void> {
+  const db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 2 });
+  await startWorker({
+    db,
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    queuePrefix: process.env.QUEUE_PREFIX!,
+    logger: createLogger({ level: 'silent' }),
+    concurrency: 1,
+    proxyUrls: [],
+    defaultTimeoutSeconds: 60,
+    lockDurationMs: Number(process.env.LOCK_DURATION_MS ?? 3_000),
+    stalledIntervalMs: 1_000,
+  });
+  process.stdout.write('worker ready\n');
+}
+
+void main();
