@@ -19,6 +19,7 @@ import { artifactRoutes } from './routes/artifacts.router';
 import { executionResultRoutes } from './routes/execution-results.router';
 import { executionRoutes } from './routes/executions.router';
 import { deliveryRoutes } from './routes/deliveries.router';
+import { scriptRoutes } from './routes/scripts.router';
 import { stepRoutes } from './routes/steps.router';
 
 export const API_PREFIX = '/api/v1';
@@ -30,6 +31,7 @@ export function apiRoutes(deps: ApiDeps): Route[] {
     ...manifestRoutes(deps),
     ...scheduleRoutes(deps),
     ...stepRoutes(deps),
+    ...scriptRoutes(deps),
     ...executionRoutes(deps),
     ...executionResultRoutes(deps),
     ...deliveryRoutes(deps),

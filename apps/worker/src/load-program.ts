@@ -1,6 +1,6 @@
 import type { Bot, PrismaClient } from '@botfleet/db';
-import { loadManifest, loadSteps, type StoredManifest } from '@botfleet/db';
-import { runSteps, type ExecutionProgram } from '@botfleet/runner';
+import { findActiveHandwrittenScript, loadManifest, loadSteps, type StoredManifest } from '@botfleet/db';
+import { runSandboxedScript, runSteps, type ExecutionProgram } from '@botfleet/runner';
 
 export interface LoadedBot {
   bot: Bot;
@@ -10,11 +10,23 @@ export interface LoadedBot {
   description: string;
 }
 
-/** The bot, its manifest, and what to run on the page: its recorded steps. */
+/**
+ * The bot, its manifest, and what to run on the page: the active handwritten script (sandboxed)
+ * when there is one, else the recorded steps. Both get the same capabilities, deadline and session.
+ */
 export async function loadProgram(db: PrismaClient, botId: string): Promise<LoadedBot | null> {
   const bot = await db.bot.findUnique({ where: { id: botId } });
   if (!bot) return null;
-  const [manifest, steps] = await Promise.all([loadManifest(db, botId), loadSteps(db, botId)]);
+  const [manifest, script] = await Promise.all([loadManifest(db, botId), findActiveHandwrittenScript(db, botId)]);
+  if (script) {
+    return {
+      bot,
+      manifest,
+      program: (page, session) => runSandboxedScript({ source: script.source, page, session }),
+      description: `handwritten script "${script.name}" (${script.id})`,
+    };
+  }
+  const steps = await loadSteps(db, botId);
   return {
     bot,
     manifest,

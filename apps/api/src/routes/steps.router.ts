@@ -1,5 +1,6 @@
 import { indexSteps, listOf, PutStepsSchema, StepSchema } from '@botfleet/core';
-import { loadSteps, replaceSteps } from '@botfleet/db';
+import { loadSteps, replaceSteps, saveGeneratedScript } from '@botfleet/db';
+import { generateScript } from '@botfleet/runner';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { requireBot } from '../services/find-bot';
@@ -40,6 +41,7 @@ export function stepRoutes({ db }: ApiDeps): Route[] {
         const steps = indexSteps(body.steps);
         await db.$transaction(async (tx) => {
           await replaceSteps(tx, params.botId, steps);
+          await saveGeneratedScript(tx, params.botId, generateScript(steps));
         });
         return { status: 200, body: { data: await loadSteps(db, params.botId) } };
       },

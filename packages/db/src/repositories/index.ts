@@ -9,3 +9,4 @@ export * from './execution-lifecycle';
 export * from './steps';
 export * from './deliveries';
 export * from './schedules';
+export * from './scripts';
