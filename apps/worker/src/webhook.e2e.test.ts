@@ -1,0 +1,61 @@
+import { createLogger } from '@botfleet/core';
+import { startDelivery, type DeliveryRole } from '@botfleet/delivery';
+import { startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/runner/src/testing';
+import { Webhook } from 'standardwebhooks';
+import { createE2eHarness, type E2eHarness } from './testing/e2e-harness';
+
+let h: E2eHarness;
+let site: FixtureServer;
+let delivery: DeliveryRole;
+const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+beforeAll(async () => {
+  site = await startFixtureServer({
+    '/page': '<!doctype html><body><ul><li>a</li><li>b</li></ul></body>',
+    '/hook': (_req, res) => void res.writeHead(204).end(),
+  });
+  h = await createE2eHarness();
+  delivery = await startDelivery({
+    db: h.api.db,
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    queuePrefix: h.api.queues.prefix,
+    logger: createLogger({ level: 'silent' }),
+    secretBox: h.api.deps.secretBox,
+    concurrency: 2,
+    allowPrivateNetwork: true,
+    timeoutMs: 2_000,
+    retryDelaysMs: [100],
+  });
+});
+afterAll(async () => {
+  await delivery.stop();
+  await h.close();
+  await site.close();
+});
+
+it('delivers a completed execution’s data, narrowed by dataPath and signed, to the bot’s webhook', async () => {
+  const botId = await h.createBot({
+    targetUrl: site.url('/page'),
+    manifest: { webhook: { url: site.url('/hook'), auth: 'hmac', secret, dataPath: 'items.1' } },
+    steps: [{ action: 'extract', name: 'items', selector: 'li', multiple: true }],
+  });
+  const executionId = await h.trigger(botId);
+  expect((await h.waitForFinal(executionId)).status).toBe('completed');
+
+  const received = await site.waitForRequest((r) => r.path === '/hook', 15_000);
+  expect(received.body).toBe('"b"');
+  expect(received.headers['x-botfleet-execution-id']).toBe(executionId);
+  expect(received.headers['x-botfleet-bot-id']).toBe(botId);
+  expect(received.headers['x-botfleet-event']).toBe('execution.completed');
+  const headers = {
+    'webhook-id': String(received.headers['webhook-id']),
+    'webhook-timestamp': String(received.headers['webhook-timestamp']),
+    'webhook-signature': String(received.headers['webhook-signature']),
+  };
+  expect(new Webhook(secret).verify(received.body, headers)).toBe('b');
+
+  await waitUntil(async () => (await h.get(`/api/v1/executions/${executionId}/deliveries`)).body.data[0]?.status === 'succeeded', { timeoutMs: 10_000 });
+  const [row] = (await h.get(`/api/v1/executions/${executionId}/deliveries`)).body.data;
+  expect(row).toMatchObject({ id: headers['webhook-id'], status: 'succeeded', attemptCount: 1, attempts: [{ number: 1, statusCode: 204, error: null }] });
+  expect(JSON.stringify(row)).not.toContain(secret);
+});
