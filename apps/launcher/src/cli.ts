@@ -1,7 +1,8 @@
-import { PermissionSchema } from '@botfleet/core';
+import { createLogger, PermissionSchema } from '@botfleet/core';
 import { createApiKey, createPrismaClient, ensureOrganization } from '@botfleet/db';
 import { parseArgs } from 'node:util';
 import { loadEnv } from './env';
+import { prepareDatabase } from './prepare-database';
 
 const USAGE = 'usage: npm run cli -- keys create --org <slug> --permission <read|write|admin> [--name <name>]';
 
@@ -24,6 +25,8 @@ async function main(argv: string[]): Promise<void> {
   if (!permission.success) fail('--permission must be read, write or admin');
 
   const env = loadEnv();
+  // The CLI may be the first thing run on a fresh machine: make sure the schema is there.
+  await prepareDatabase(env.DATABASE_URL, createLogger({ level: 'warn' }));
   const db = createPrismaClient(env.DATABASE_URL, { poolSize: 1 });
   try {
     const org = await ensureOrganization(db, values.org);

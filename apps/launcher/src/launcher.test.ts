@@ -1,0 +1,75 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+
+const SERVER = 'postgresql://postgres@127.0.0.1:5432';
+const MAIN = join(__dirname, 'main.ts');
+const CLI = join(__dirname, 'cli.ts');
+
+async function dropDatabase(name: string): Promise<void> {
+  const client = new Client({ connectionString: `${SERVER}/postgres` });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await client.end();
+}
+
+describe('launcher', () => {
+  const name = `botfleet_t_launch_${randomBytes(4).toString('hex')}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'botfleet-data-'));
+  const env = {
+    ...process.env,
+    DATABASE_URL: `${SERVER}/${name}`,
+    DATA_DIR: dataDir,
+    QUEUE_PREFIX: `test-launch-${randomBytes(3).toString('hex')}`,
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+  };
+  afterAll(async () => {
+    await dropDatabase(name);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates and migrates a missing database, starts every role, answers readyz and drains on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        const match = /listening on http:\/\/localhost:(\d+) \(roles: api, worker, delivery, scheduler\)/.exec(chunk.toString());
+        if (match) resolve(Number(match[1]));
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(200);
+    const bots = await fetch(`http://127.0.0.1:${port}/api/v1/bots`);
+    expect(bots.status).toBe(401);
+
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  }, 60_000);
+
+  it('bootstraps an organization and key from the CLI as one JSON line', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'keys', 'create', '--org', 'acme', '--permission', 'admin', '--name', 'ops'], { env, encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^bf_[0-9A-Za-z]{43}$/), organization: 'acme', permission: 'admin' });
+
+    const bad = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'keys', 'create', '--org', 'acme', '--permission', 'root'], { env, encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--permission must be read, write or admin');
+  });
+
+  it('stops with a message naming a bad variable', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], { env: { ...env, PORT: 'eighty', ROLES: 'api,web' }, encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('Invalid configuration');
+    expect(result.stderr).toContain('PORT:');
+    expect(result.stderr).toContain('ROLES:');
+  });
+});
