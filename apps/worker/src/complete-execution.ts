@@ -30,7 +30,13 @@ export async function completeExecution(
   }
   const result = await db.$transaction(async (tx) => {
     const state = outcome.status === 'completed' ? { status: 'completed' as const, data: outcome.data } : { status: 'failed' as const, error: outcome.error, stepIndex: outcome.stepIndex };
-    if (!(await finishExecution(tx, run.executionId, run.attempt, state))) return { finished: false, deliveryId: null };
+    if (!(await finishExecution(tx, run.executionId, run.attempt, state))) {
+      // A cancelled run still keeps what it logged and did up to the cancel; a superseded
+      // attempt (re-claimed by another worker) keeps nothing, the newer attempt owns the output.
+      const row = await tx.execution.findUnique({ where: { id: run.executionId }, select: { status: true, attempt: true } });
+      if (row?.status === 'cancelled' && row.attempt === run.attempt) await writeProgress(tx, run.executionId, batch);
+      return { finished: false, deliveryId: null };
+    }
     await writeProgress(tx, run.executionId, batch);
     const delivery =
       outcome.status === 'completed'

@@ -1,4 +1,4 @@
-import { startFixtureServer, type FixtureServer } from '@botfleet/runner/src/testing';
+import { startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/runner/src/testing';
 import request from 'supertest';
 import { createE2eHarness, type E2eHarness } from './testing/e2e-harness';
 
@@ -115,4 +115,23 @@ it('pages through a bot’s executions newest first', async () => {
   } while (cursor);
   expect(seen).toEqual([...ids].reverse());
   for (const id of ids) await h.waitForFinal(id);
+});
+
+it('cancels a running execution: the run stops and the state stays cancelled', async () => {
+  const botId = await h.createBot({ targetUrl: site.url('/page'), steps: [{ action: 'waitFor', ms: 20_000 }, { action: 'extract', name: 'title', selector: '#title' }] });
+  const executionId = await h.trigger(botId);
+  await waitUntil(async () => (await h.get(`/api/v1/executions/${executionId}`)).body.status === 'running', { timeoutMs: 15_000 });
+  const cancelled = await request(h.api.app).post(`/api/v1/executions/${executionId}/cancel`).set(h.org.auth('write'));
+  expect(cancelled.status).toBe(200);
+  expect(cancelled.body.status).toBe('cancelled');
+
+  // The worker notices at once (pub/sub) and writes nothing over the cancelled state.
+  await waitUntil(async () => (await h.get(`/api/v1/executions/${executionId}/logs`)).body.data.some((l: { message: string }) => l.message === 'Execution was cancelled'), { timeoutMs: 5_000 });
+  const after = (await h.get(`/api/v1/executions/${executionId}`)).body;
+  expect(after.status).toBe('cancelled');
+  expect((await h.get(`/api/v1/executions/${executionId}/extract`)).status).toBe(404);
+
+  // The worker is free again.
+  const next = await h.createBot({ targetUrl: site.url('/page'), steps: [{ action: 'extract', name: 'title', selector: '#title' }] });
+  expect((await h.waitForFinal(await h.trigger(next), 10_000)).status).toBe('completed');
 });
