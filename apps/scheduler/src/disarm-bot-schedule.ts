@@ -1,6 +1,6 @@
 import { setScheduleNextRun, type Db } from '@botfleet/db';
 import type { Queues } from '@botfleet/queue';
-import { disarmSchedule } from './job-schedulers';
+import { disarmSchedule } from '@botfleet/queue';
 
 /**
  * Stops a bot's schedule from firing: removes its job scheduler and clears `nextRunAt` (nothing

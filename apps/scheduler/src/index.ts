@@ -1,6 +1,4 @@
-// Public API of @botfleet/scheduler: the runner for the launcher, and applySchedule for the API's
-// PUT /bots/:botId/schedule, so arming a schedule is implemented once.
+// Public API of @botfleet/scheduler: the schedule runner the launcher starts. Arming a job
+// scheduler lives in @botfleet/queue, so the API and this role share one implementation.
 export { startScheduler, type SchedulerHandle, type SchedulerOptions } from './start-scheduler';
-export { applySchedule, type ApplyScheduleDeps, type ScheduleSettings } from './apply-schedule';
 export { reconcileSchedules, type ReconcileDeps, type ReconcileResult } from './reconcile';
-export { schedulerIdOf } from './job-schedulers';

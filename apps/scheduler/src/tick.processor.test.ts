@@ -3,7 +3,7 @@ import { createBot, createPrismaClient, ensureOrganization, saveSchedule, type P
 import { createQueues, createRedisConnection, type Queues, type RedisConnection } from '@botfleet/queue';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { randomBytes } from 'node:crypto';
-import { armSchedule, schedulerIdOf } from './job-schedulers';
+import { armSchedule, schedulerIdOf } from '@botfleet/queue';
 import { createTickProcessor } from './tick.processor';
 import { deletePrefixedKeys } from './testing/redis-keys';
 

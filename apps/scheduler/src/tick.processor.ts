@@ -10,8 +10,8 @@ import {
 import { enqueueExecution, jobs, type Queues } from '@botfleet/queue';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { disarmBotSchedule } from './disarm-bot-schedule';
-import { nextTickOf, schedulerIdOf } from './job-schedulers';
-import { tickSlotOf } from './tick-slot';
+import { nextTickOf, schedulerIdOf } from '@botfleet/queue';
+import { tickSlotOf } from '@botfleet/queue';
 
 export interface TickDeps {
   db: Db;

@@ -3,3 +3,4 @@ export * from './redis-connection';
 export * from './queues';
 export * from './execution-jobs';
 export * from './delivery-jobs';
+export * from './schedules';

@@ -1,6 +1,6 @@
 import { PutScheduleSchema, ScheduleSchema, type ScheduleView } from '@botfleet/core';
 import { findSchedule, type Bot, type Schedule } from '@botfleet/db';
-import { applySchedule } from '@botfleet/scheduler';
+import { applySchedule } from '../services/apply-schedule';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { requireBot } from '../services/find-bot';

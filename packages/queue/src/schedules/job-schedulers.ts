@@ -1,4 +1,5 @@
-import { jobs, type Queues } from '@botfleet/queue';
+import { jobs } from '../jobs';
+import type { Queues } from '../queues';
 import type { JobSchedulerTemplateOptions } from 'bullmq';
 import { tickSlotOf } from './tick-slot';
 

@@ -1,8 +1,6 @@
 import type { Logger } from '@botfleet/core';
 import { findSchedule, saveSchedule, setScheduleNextRun, type Bot, type Db, type Schedule } from '@botfleet/db';
-import type { Queues } from '@botfleet/queue';
-import { armSchedule, disarmSchedule } from './job-schedulers';
-import { seriesStart } from './series-start';
+import { armSchedule, disarmSchedule, seriesStart, type Queues } from '@botfleet/queue';
 
 export interface ScheduleSettings {
   intervalSeconds: number;

@@ -1,0 +1,3 @@
+export * from './job-schedulers';
+export * from './tick-slot';
+export * from './series-start';
