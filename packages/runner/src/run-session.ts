@@ -1,15 +1,6 @@
-import type { LogLevel, LogSource, StepStatus } from '@botfleet/core';
+import type { LogLevel, LogSource, StepResult } from '@botfleet/core';
 
-/** One step's outcome, as the worker stores it (see StepOutputSchema in @botfleet/core). */
-export interface StepResult {
-  index: number;
-  action: string;
-  status: StepStatus;
-  data: unknown;
-  error: string | null;
-  startedAt: number;
-  durationMs: number;
-}
+export type { StepResult };
 
 /**
  * What a running program (recorded steps or a sandboxed script) may do besides driving the page.

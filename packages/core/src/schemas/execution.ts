@@ -25,6 +25,17 @@ export type ExecutionView = z.infer<typeof ExecutionSchema>;
 export const StepStatusSchema = z.enum(['completed', 'failed', 'skipped']);
 export type StepStatus = z.infer<typeof StepStatusSchema>;
 
+/** One step's outcome as a run records it (the API shows it as StepOutputSchema). */
+export interface StepResult {
+  index: number;
+  action: string;
+  status: StepStatus;
+  data: unknown;
+  error: string | null;
+  startedAt: number;
+  durationMs: number;
+}
+
 export const StepOutputSchema = z.object({
   index: z.number().int(),
   action: z.string(),

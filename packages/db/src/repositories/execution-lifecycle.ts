@@ -1,4 +1,4 @@
-import { newId, type LogLevel, type LogSource, type StepStatus } from '@botfleet/core';
+import { newId, type LogLevel, type LogSource, type StepResult } from '@botfleet/core';
 import { Prisma } from '../generated/prisma/client';
 import type { Db } from './db-handle';
 
@@ -37,15 +37,7 @@ export async function claimExecution(db: Db, executionId: string): Promise<Claim
   return claimed;
 }
 
-export interface StepOutputRecord {
-  index: number;
-  action: string;
-  status: StepStatus;
-  data: unknown;
-  error: string | null;
-  startedAt: number;
-  durationMs: number;
-}
+export type StepOutputRecord = StepResult;
 
 export interface LogRecord {
   timestamp: number;
