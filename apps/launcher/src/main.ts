@@ -16,7 +16,8 @@ async function main(): Promise<void> {
   const env = loadEnv();
   const logger = createLogger({ level: env.LOG_LEVEL });
   const roles = new Set<Role>(env.ROLES);
-  const shutdown = createShutdown(logger);
+  // Longer than the worker's 30 s drain plus closing Chromium, so no step is cut short.
+  const shutdown = createShutdown(logger, 60_000);
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     void shutdown.run().then(() => process.exit(0));

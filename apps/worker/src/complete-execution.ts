@@ -13,6 +13,15 @@ import type { DbRunSession } from './db-run-session';
 export type RunOutcome = ExecutionOutcome & { screenshot?: Buffer | null };
 
 /**
+ * A run with nothing extracted (no extract steps, a script returning nothing) produced no data:
+ * its extract endpoint answers 404 and no webhook is sent, rather than publishing `{}`.
+ */
+function producedData(data: unknown): boolean {
+  if (data === null || data === undefined) return false;
+  return !(typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0);
+}
+
+/**
  * Ends the execution in one transaction: the final state, the rest of its output, the failure
  * screenshot and (on success with a webhook) the delivery row. Nothing is written when this
  * attempt no longer owns the execution (cancelled or re-claimed). The delivery job is enqueued
@@ -29,7 +38,8 @@ export async function completeExecution(
     batch.artifacts.push({ id: newArtifactId(), kind: 'failure-screenshot', contentType: 'image/png', data: outcome.screenshot });
   }
   const result = await db.$transaction(async (tx) => {
-    const state = outcome.status === 'completed' ? { status: 'completed' as const, data: outcome.data } : { status: 'failed' as const, error: outcome.error, stepIndex: outcome.stepIndex };
+    const data = outcome.status === 'completed' && producedData(outcome.data) ? outcome.data : null;
+    const state = outcome.status === 'completed' ? { status: 'completed' as const, data } : { status: 'failed' as const, error: outcome.error, stepIndex: outcome.stepIndex };
     if (!(await finishExecution(tx, run.executionId, run.attempt, state))) {
       // A cancelled run still keeps what it logged and did up to the cancel; a superseded
       // attempt (re-claimed by another worker) keeps nothing, the newer attempt owns the output.
@@ -39,9 +49,7 @@ export async function completeExecution(
     }
     await writeProgress(tx, run.executionId, batch);
     const delivery =
-      outcome.status === 'completed'
-        ? await createDeliveryForCompletedExecution(tx, { executionId: run.executionId, botId: run.botId, extractedData: outcome.data })
-        : null;
+      data !== null ? await createDeliveryForCompletedExecution(tx, { executionId: run.executionId, botId: run.botId, extractedData: data }) : null;
     return { finished: true, deliveryId: delivery?.id ?? null };
   });
   if (result.deliveryId) {

@@ -135,3 +135,12 @@ it('cancels a running execution: the run stops and the state stays cancelled', a
   const next = await h.createBot({ targetUrl: site.url('/page'), steps: [{ action: 'extract', name: 'title', selector: '#title' }] });
   expect((await h.waitForFinal(await h.trigger(next), 10_000)).status).toBe('completed');
 });
+
+it('treats a run that extracted nothing as completed without data', async () => {
+  const botId = await h.createBot({ targetUrl: site.url('/page'), steps: [{ action: 'click', selector: '#go' }] });
+  const executionId = await h.trigger(botId);
+  expect((await h.waitForFinal(executionId)).status).toBe('completed');
+  expect((await h.get(`/api/v1/executions/${executionId}/extract`)).status).toBe(404);
+  expect((await h.get(`/api/v1/bots/${botId}/latest-extract`)).status).toBe(404);
+  expect((await h.get(`/api/v1/bots/${botId}/latest-execution`)).body).toMatchObject({ id: executionId, status: 'completed' });
+});
