@@ -24,8 +24,13 @@ import { stepRoutes } from './routes/steps.router';
 
 export const API_PREFIX = '/api/v1';
 
+/** What routes may tell the HTTP layer (e.g. to drop a revoked key from the auth cache). */
+export interface RouteHooks {
+  onKeyRevoked(keyId: string): void;
+}
+
 /** Every /api/v1 endpoint, in documentation order. */
-export function apiRoutes(deps: ApiDeps): Route[] {
+export function apiRoutes(deps: ApiDeps, hooks: RouteHooks = { onKeyRevoked: () => undefined }): Route[] {
   return [
     ...botRoutes(deps),
     ...manifestRoutes(deps),
@@ -36,7 +41,7 @@ export function apiRoutes(deps: ApiDeps): Route[] {
     ...executionResultRoutes(deps),
     ...deliveryRoutes(deps),
     ...artifactRoutes(deps),
-    ...apiKeyRoutes(deps),
+    ...apiKeyRoutes(deps, hooks.onKeyRevoked),
   ];
 }
 
@@ -46,7 +51,8 @@ export function createApp(deps: ApiDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', false);
   const metrics = createHttpMetrics();
-  const routes = apiRoutes(deps);
+  const authenticator = createAuthenticator(deps.db);
+  const routes = apiRoutes(deps, { onKeyRevoked: authenticator.forget });
   const openApi = buildOpenApiDocument(routes, { version: '1.0.0', serverUrl: deps.settings.publicBaseUrl });
 
   app.use(requestId);
@@ -60,7 +66,7 @@ export function createApp(deps: ApiDeps): Express {
     res.json(openApi);
   });
   app.use(jsonBody(deps.settings.bodyLimitBytes));
-  app.use(API_PREFIX, mountRoutes(routes, createAuthenticator(deps.db)));
+  app.use(API_PREFIX, mountRoutes(routes, authenticator.authenticate));
   app.use((req, _res, next) => next(new AppError('not_found', `No route for ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,9 +1,11 @@
-import { AppError, looksLikeApiKey, permits, type Permission } from '@botfleet/core';
-import { findActiveApiKey, touchApiKey, type PrismaClient } from '@botfleet/db';
+import { AppError, hashApiKey, looksLikeApiKey, permits, type Permission } from '@botfleet/core';
+import { findActiveApiKeyByHash, touchApiKey, type PrismaClient } from '@botfleet/db';
+import { createApiKeyCache } from './api-key-cache';
 import type { Request } from 'express';
 import type { AuthContext } from './route';
 
 const TOUCH_EVERY_MS = 60_000;
+const CACHE_TTL_MS = 5_000;
 
 /**
  * Resolves the bearer key to its organization and checks the permission. `lastUsedAt` is
@@ -11,15 +13,21 @@ const TOUCH_EVERY_MS = 60_000;
  */
 export function createAuthenticator(db: PrismaClient) {
   const lastTouched = new Map<string, number>();
+  const cache = createApiKeyCache(CACHE_TTL_MS);
 
-  return async function authenticate(req: Request, needed: Permission): Promise<AuthContext> {
+  async function authenticate(req: Request, needed: Permission): Promise<AuthContext> {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new AppError('unauthorized', 'Missing bearer API key (Authorization: Bearer <key>)');
     const key = match[1]!;
     if (!looksLikeApiKey(key)) throw new AppError('unauthorized', 'Invalid API key');
-    const row = await findActiveApiKey(db, key);
-    if (!row) throw new AppError('unauthorized', 'Invalid or revoked API key');
+    const hash = hashApiKey(key);
+    let row = cache.get(hash);
+    if (!row) {
+      row = (await findActiveApiKeyByHash(db, hash)) ?? undefined;
+      if (!row) throw new AppError('unauthorized', 'Invalid or revoked API key');
+      cache.set(hash, row);
+    }
     if (!permits(row.permission, needed)) {
       throw new AppError('forbidden', `This API key has '${row.permission}' permission; '${needed}' is required`);
     }
@@ -30,7 +38,14 @@ export function createAuthenticator(db: PrismaClient) {
       touchApiKey(db, row.id, new Date(now)).catch(() => lastTouched.delete(row.id));
     }
     return { keyId: row.id, organizationId: row.organizationId, permission: row.permission };
+  }
+
+  return {
+    authenticate,
+    /** Called when a key is revoked in this process, so it stops working at once here. */
+    forget: (keyId: string) => cache.evictKeyId(keyId),
   };
 }
 
-export type Authenticate = ReturnType<typeof createAuthenticator>;
+export type Authenticator = ReturnType<typeof createAuthenticator>;
+export type Authenticate = Authenticator['authenticate'];

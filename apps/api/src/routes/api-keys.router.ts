@@ -14,7 +14,7 @@ const toApiKeyView = (key: ApiKey) => ({
   lastUsedAt: ms(key.lastUsedAt),
 });
 
-export function apiKeyRoutes({ db }: ApiDeps): Route[] {
+export function apiKeyRoutes({ db }: ApiDeps, onKeyRevoked: (keyId: string) => void): Route[] {
   return [
     defineRoute(
       {
@@ -54,6 +54,7 @@ export function apiKeyRoutes({ db }: ApiDeps): Route[] {
       },
       async ({ auth, params }) => {
         if (!(await revokeApiKey(db, auth.organizationId, params.keyId))) throw notFound('API key');
+        onKeyRevoked(params.keyId);
         return { status: 204 };
       },
     ),

@@ -17,9 +17,9 @@ export async function createApiKey(db: Db, input: { organizationId: string; name
 }
 
 /** The unrevoked key with this hash, with its organization's id. */
-export async function findActiveApiKey(db: Db, key: string) {
+export async function findActiveApiKeyByHash(db: Db, keyHash: string) {
   return db.apiKey.findFirst({
-    where: { keyHash: hashApiKey(key), revokedAt: null },
+    where: { keyHash, revokedAt: null },
     select: { id: true, organizationId: true, permission: true, lastUsedAt: true },
   });
 }
