@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+
+export interface LoadResult {
+  /** Mean requests per second over the run (2xx and others alike; see `errors`). */
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Responses that were not 2xx, plus connection errors and timeouts: should be 0. */
+  errors: number;
+  total: number;
+}
+
+/** The part of `autocannon --json` output the bench reads. */
+interface AutocannonJson {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+/**
+ * One autocannon run against the in-process API. autocannon runs as a child process: in this
+ * process its load generation would share the API's event loop and the figures would measure
+ * both together. (On 2 cores the two still share the CPU; the load average is printed for that.)
+ */
+export function runAutocannon(options: {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  seconds: number;
+  connections: number;
+}): Promise<LoadResult> {
+  const args = [require.resolve('autocannon'), '--json', '--no-progress', '-c', String(options.connections), '-d', String(options.seconds), '-m', options.method];
+  for (const [name, value] of Object.entries(options.headers)) args.push('-H', `${name}=${value}`);
+  if (options.body !== undefined) args.push('-b', options.body);
+  args.push(options.url);
+
+  return new Promise((resolve, reject) => {
+    // Async spawn, never spawnSync: the API under test runs on this process's event loop.
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`autocannon exited with ${code}: ${stderr.trim()}`));
+      try {
+        const json = JSON.parse(stdout) as AutocannonJson;
+        resolve({
+          rps: json.requests.average,
+          p50Ms: json.latency.p50,
+          p99Ms: json.latency.p99,
+          errors: json.non2xx + json.errors + json.timeouts,
+          total: json.requests.total,
+        });
+      } catch (error) {
+        reject(new Error(`could not read autocannon output (${(error as Error).message}): ${stdout.slice(0, 300)}`));
+      }
+    });
+  });
+}
+
+/**
+ * Trigger and read throughput of the HTTP API alone. The worker must already be stopped, so a
+ * trigger costs what the API does (row insert + enqueue) and no run competes for the CPU.
+ */
+export async function runApiLoad(options: {
+  baseUrl: string;
+  authHeader: string;
+  botId: string;
+  executionId: string;
+  seconds: number;
+  connections: number;
+}): Promise<{ trigger: LoadResult; get: LoadResult }> {
+  const common = { seconds: options.seconds, connections: options.connections };
+  const trigger = await runAutocannon({
+    ...common,
+    url: `${options.baseUrl}/bots/${options.botId}/executions`,
+    method: 'POST',
+    headers: { authorization: options.authHeader, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  const get = await runAutocannon({
+    ...common,
+    url: `${options.baseUrl}/executions/${options.executionId}`,
+    method: 'GET',
+    headers: { authorization: options.authHeader },
+  });
+  return { trigger, get };
+}

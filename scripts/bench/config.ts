@@ -1,0 +1,60 @@
+/** Everything the bench reads from its environment (documented in scripts/bench.mjs). */
+export interface BenchConfig {
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  chromiumPath: string | undefined;
+  logLevel: string;
+  /** Executions measured in the e2e run, and runs in the bare loop. */
+  executions: number;
+  /** Worker concurrency, and the bare loop's. */
+  concurrency: number;
+  /** Rounds the measurements are interleaved in (bare, runner, e2e, bare, ...). */
+  rounds: number;
+  /** Unmeasured runs of each kind before measuring (browser, JIT, pools, prepared statements). */
+  warmupRuns: number;
+  webhooks: number;
+  webhookConcurrency: number;
+  apiSeconds: number;
+  /** autocannon connections for the API load. */
+  apiConnections: number;
+}
+
+/** Databases that belong to `npm start` and `npm test`: the bench writes and deletes rows, so never these. */
+const FORBIDDEN_DATABASES = new Set(['botfleet', 'botfleet_test']);
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
+  return value;
+}
+
+export function loadBenchConfig(): BenchConfig {
+  const databaseUrl = process.env.DATABASE_URL;
+  const queuePrefix = process.env.QUEUE_PREFIX;
+  if (!databaseUrl || !queuePrefix) throw new Error('DATABASE_URL and QUEUE_PREFIX must be set: run the bench with `npm run bench`');
+  const databaseName = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
+  if (FORBIDDEN_DATABASES.has(databaseName)) {
+    throw new Error(`Refusing to bench against ${databaseName}: it belongs to npm start or npm test`);
+  }
+  return {
+    databaseUrl,
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    queuePrefix,
+    chromiumPath: process.env.CHROMIUM_PATH,
+    logLevel: process.env.LOG_LEVEL ?? 'silent',
+    executions: positiveInt('BENCH_EXECUTIONS', 60),
+    // The deployment default (WORKER_CONCURRENCY, 2): what a fresh install actually runs with.
+    concurrency: positiveInt('BENCH_CONCURRENCY', positiveInt('WORKER_CONCURRENCY', 2)),
+    // Interleaved by default: on a shared machine the load average was seen to go from 2 to 9
+    // within one run, which made a single bare-then-e2e sequence compare two different machines.
+    rounds: positiveInt('BENCH_ROUNDS', 3),
+    warmupRuns: positiveInt('BENCH_WARMUP', 2),
+    webhooks: positiveInt('BENCH_WEBHOOKS', 300),
+    webhookConcurrency: positiveInt('DELIVERY_CONCURRENCY', 16),
+    apiSeconds: positiveInt('BENCH_API_SECONDS', 5),
+    apiConnections: positiveInt('BENCH_API_CONNECTIONS', 10),
+  };
+}

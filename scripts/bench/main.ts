@@ -1,0 +1,201 @@
+// The bench itself; run it with `npm run bench` (scripts/bench.mjs sets the database, queue prefix
+// and log level, and documents the BENCH_* variables). Everything runs in this one process, as
+// `npm start` runs its roles: the API, a worker, the fixture site and the bare-Playwright browser.
+import { createLogger, createSecretBox } from '@botfleet/core';
+import { createApiKey, createDatabaseIfMissing, createPrismaClient, ensureOrganization, findMigrationsDir, migrate } from '@botfleet/db';
+import { startApiRole } from '@botfleet/launcher/src/start-api-role';
+import { createQueues, createRedisConnection } from '@botfleet/queue';
+import { createBrowserHost, resolveChromiumPath } from '@botfleet/runner';
+import { startWorker } from '@botfleet/worker';
+import { randomBytes } from 'node:crypto';
+import { createBenchApiClient } from './api-client';
+import { runApiLoad } from './api-load';
+import { runBareLoop, type BareLoopResult } from './bare-loop';
+import { createCompletionTracker } from './completion-tracker';
+import { loadBenchConfig } from './config';
+import { runE2e, type E2eResult } from './e2e-run';
+import { runRounds } from './rounds';
+import { runRunnerLoop, type RunnerLoopResult } from './runner-loop';
+import { BOT_STEPS, startFixtureSite } from './fixture-site';
+import { formatTable, summarize } from './report';
+import { loadAverage1m } from './stats';
+import { benchWebhooks } from './webhooks-bench';
+import { profileWorkerRuns } from './worker-profile';
+
+const say = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+/** Undo actions, run last-registered first, each on its own so one failure does not skip the rest. */
+function createCleanup() {
+  const actions: Array<{ name: string; run: () => Promise<unknown> }> = [];
+  return {
+    add(name: string, run: () => Promise<unknown>) {
+      actions.push({ name, run });
+    },
+    /** Runs (and forgets) the named action now, e.g. to stop the worker before the API load. */
+    async now(name: string) {
+      const index = actions.findIndex((a) => a.name === name);
+      if (index >= 0) await actions.splice(index, 1)[0]!.run();
+    },
+    async runAll() {
+      for (const action of actions.splice(0).reverse()) {
+        await action.run().catch((error: unknown) => say(`cleanup of ${action.name} failed: ${(error as Error).message}`));
+      }
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const config = loadBenchConfig();
+  const logger = createLogger({ level: config.logLevel });
+  const cleanup = createCleanup();
+  const loadAverage: Record<string, number> = { start: loadAverage1m() };
+  say(`${config.executions} runs per side in ${config.rounds} round(s), concurrency ${config.concurrency}, webhooks ${config.webhooks}, API ${config.apiSeconds} s; load average ${loadAverage.start}`);
+
+  try {
+    await createDatabaseIfMissing(config.databaseUrl);
+    await migrate(config.databaseUrl, { migrationsDir: findMigrationsDir(__dirname) });
+    // One client shared by the API and the worker, as the launcher shares it between roles; the
+    // bench's own bookkeeping (set-up, profiling) gets a small pool of its own so it does not
+    // take connections the roles would otherwise use.
+    const db = createPrismaClient(config.databaseUrl);
+    cleanup.add('database', () => db.$disconnect());
+    const benchDb = createPrismaClient(config.databaseUrl, { poolSize: 2 });
+    cleanup.add('bench database client', () => benchDb.$disconnect());
+
+    const site = await startFixtureSite();
+    cleanup.add('fixture site', () => site.server.close());
+
+    const org = await ensureOrganization(benchDb, `bench-${randomBytes(4).toString('hex')}`);
+    // Deleting the organization cascades to its key, bots, executions and their outputs.
+    cleanup.add('bench organization', () => benchDb.organization.delete({ where: { id: org.id } }));
+    const { key } = await createApiKey(benchDb, { organizationId: org.id, name: 'bench', permission: 'write' });
+
+    const secretBox = createSecretBox(randomBytes(32));
+    const common = { db, redisUrl: config.redisUrl, queuePrefix: config.queuePrefix, logger };
+    const api = await startApiRole({
+      ...common,
+      secretBox,
+      port: 0,
+      settings: {
+        bodyLimitBytes: 1024 * 1024,
+        publicBaseUrl: 'http://127.0.0.1',
+        minScheduleIntervalSeconds: 60,
+        screenshotUrlTtlSeconds: 3600,
+        urlSigningKey: randomBytes(32),
+      },
+    });
+    cleanup.add('api', () => api.stop());
+    const worker = await startWorker({ ...common, concurrency: config.concurrency, chromiumPath: config.chromiumPath, proxyUrls: [], defaultTimeoutSeconds: 60 });
+    cleanup.add('worker', () => worker.stop());
+    // Queue handles of the bench's own, to obliterate whatever the API load left queued.
+    const redis = createRedisConnection(config.redisUrl, 'worker');
+    const queues = createQueues(redis, config.queuePrefix);
+    cleanup.add('bench queues', async () => {
+      await queues.get('executions').obliterate({ force: true });
+      await queues.close();
+      redis.disconnect();
+    });
+
+    // The bare and runner-only loops' browser: launched exactly as the worker launches its own
+    // (same resolution, BASE_CHROMIUM_ARGS), in a process of its own like the worker's.
+    const bareHost = createBrowserHost({ executablePath: resolveChromiumPath({ explicitPath: config.chromiumPath }) });
+    cleanup.add('bare browser', () => bareHost.close());
+    const browser = await bareHost.getBrowser();
+
+    const client = createBenchApiClient(api.port, key);
+    const botId = await client.createBot({ name: 'bench catalogue', targetUrl: site.url, steps: BOT_STEPS });
+    const tracker = await createCompletionTracker(config.databaseUrl, { intervalMs: 50, timeoutMs: 60_000 });
+    cleanup.add('completion tracker', () => tracker.stop());
+
+    const maxInFlight = config.concurrency * 2;
+    say('warming up');
+    const warmRuns = config.warmupRuns * config.concurrency;
+    const warm = await runE2e({ api: client, tracker, botId, runs: warmRuns, maxInFlight });
+    await runRunnerLoop({ browserHost: bareHost, url: site.url, runs: warmRuns, concurrency: config.concurrency });
+    await runBareLoop({ browser, url: site.url, runs: warmRuns, concurrency: config.concurrency });
+
+    const measured = await runRounds(config.executions, config.rounds, async (runs, round) => {
+      const tag = config.rounds > 1 ? ` (round ${round + 1}/${config.rounds})` : '';
+      const loadAt = (phase: string) => (loadAverage[`${phase}${config.rounds > 1 ? round + 1 : ''}`] = loadAverage1m());
+      let bare: BareLoopResult | undefined;
+      let runner: RunnerLoopResult | undefined;
+      let e2e: E2eResult | undefined;
+      const sides = [
+        async () => {
+          say(`bare Playwright loop: ${runs} runs${tag}, load average ${loadAt('bare')}`);
+          bare = await runBareLoop({ browser, url: site.url, runs, concurrency: config.concurrency });
+        },
+        async () => {
+          say(`runner only: ${runs} runs${tag}, load average ${loadAt('runner')}`);
+          runner = await runRunnerLoop({ browserHost: bareHost, url: site.url, runs, concurrency: config.concurrency });
+        },
+        async () => {
+          say(`end to end: ${runs} executions${tag}, load average ${loadAt('e2e')}`);
+          e2e = await runE2e({ api: client, tracker, botId, runs, maxInFlight });
+        },
+      ];
+      // Each round starts with a different side, so a trend in outside load (a test suite
+      // starting or ending) does not always land on the same one.
+      for (let i = 0; i < sides.length; i++) await sides[(round + i) % sides.length]!();
+      return { bare: bare!, runner: runner!, e2e: e2e! };
+    });
+    const workerProfile = await profileWorkerRuns(benchDb, measured.e2e.executionIds);
+    const completionPolls = tracker.polls;
+    await cleanup.now('completion tracker');
+    await cleanup.now('bare browser');
+
+    // Stopped first, so a trigger only inserts and enqueues, and no run competes for the CPU.
+    await cleanup.now('worker');
+    loadAverage.api = loadAverage1m();
+    say(`API load: ${config.apiSeconds} s each of POST and GET (load average ${loadAverage.api})`);
+    const apiLoad = await runApiLoad({
+      baseUrl: client.baseUrl,
+      authHeader: client.authHeader,
+      botId,
+      executionId: warm.executionIds[0]!,
+      seconds: config.apiSeconds,
+      connections: config.apiConnections,
+    });
+    await queues.get('executions').obliterate({ force: true });
+
+    loadAverage.webhooks = loadAverage1m();
+    say(`webhooks: ${config.webhooks} deliveries (load average ${loadAverage.webhooks})`);
+    const webhooks = await benchWebhooks({
+      db,
+      redisUrl: config.redisUrl,
+      queuePrefix: config.queuePrefix,
+      secretBox,
+      organizationId: org.id,
+      count: config.webhooks,
+      concurrency: config.webhookConcurrency,
+    });
+    loadAverage.end = loadAverage1m();
+
+    const figures = {
+      ...measured,
+      executions: config.executions,
+      concurrency: config.concurrency,
+      rounds: config.rounds,
+      completionPolls,
+      worker: workerProfile,
+      api: { ...apiLoad, seconds: config.apiSeconds, connections: config.apiConnections },
+      webhooks: { ...webhooks, count: config.webhooks },
+      loadAverage,
+    };
+    const summary = summarize(figures);
+    process.stdout.write(`\n${formatTable(figures, summary)}\n\n`);
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } finally {
+    await cleanup.runAll();
+  }
+}
+
+main().then(
+  // Everything was closed above; exiting explicitly keeps a straggling idle timer in a client
+  // library (pg pool, ioredis reconnect) from holding the bench open after it has reported.
+  () => process.exit(0),
+  (error: unknown) => {
+    say(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);
