@@ -1,5 +1,5 @@
 import type { Bot, PrismaClient } from '@botfleet/db';
-import { findActiveHandwrittenScript, loadManifest, loadSteps, type StoredManifest } from '@botfleet/db';
+import { findBotForRun, toSteps, toStoredManifest, type StoredManifest } from '@botfleet/db';
 import { runSandboxedScript, runSteps, type ExecutionProgram } from '@botfleet/runner';
 
 export interface LoadedBot {
@@ -15,9 +15,11 @@ export interface LoadedBot {
  * when there is one, else the recorded steps. Both get the same capabilities, deadline and session.
  */
 export async function loadProgram(db: PrismaClient, botId: string): Promise<LoadedBot | null> {
-  const bot = await db.bot.findUnique({ where: { id: botId } });
-  if (!bot) return null;
-  const [manifest, script] = await Promise.all([loadManifest(db, botId), findActiveHandwrittenScript(db, botId)]);
+  const found = await findBotForRun(db, botId);
+  if (!found) return null;
+  const { manifest: manifestRow, steps: stepRows, scripts, ...bot } = found;
+  const manifest = toStoredManifest(manifestRow);
+  const script = scripts[0];
   if (script) {
     return {
       bot,
@@ -26,7 +28,7 @@ export async function loadProgram(db: PrismaClient, botId: string): Promise<Load
       description: `handwritten script "${script.name}" (${script.id})`,
     };
   }
-  const steps = await loadSteps(db, botId);
+  const steps = toSteps(stepRows);
   return {
     bot,
     manifest,

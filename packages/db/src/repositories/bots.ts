@@ -41,3 +41,15 @@ export async function deleteBot(db: Db, organizationId: string, botId: string): 
   const { count } = await db.bot.deleteMany({ where: { id: botId, organizationId } });
   return count === 1;
 }
+
+/** Everything a run needs about its bot, in one query: manifest, steps and the active handwritten script. */
+export async function findBotForRun(db: Db, botId: string) {
+  return db.bot.findUnique({
+    where: { id: botId },
+    include: {
+      manifest: true,
+      steps: { orderBy: { index: 'asc' } },
+      scripts: { where: { origin: 'handwritten', active: true }, take: 1 },
+    },
+  });
+}

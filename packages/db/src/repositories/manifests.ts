@@ -6,7 +6,7 @@ import {
   type StoredWebhook,
 } from '@botfleet/core';
 import { z } from 'zod';
-import { Prisma } from '../generated/prisma/client';
+import { Prisma, type Manifest as ManifestRow } from '../generated/prisma/client';
 import type { Db } from './db-handle';
 
 /** A manifest as stored: secrets still sealed (see SecretBox in @botfleet/core). */
@@ -36,7 +36,11 @@ const EMPTY: StoredManifest = {
 
 /** The bot's manifest; a bot without a row has the empty manifest. */
 export async function loadManifest(db: Db, botId: string): Promise<StoredManifest> {
-  const row = await db.manifest.findUnique({ where: { botId } });
+  return toStoredManifest(await db.manifest.findUnique({ where: { botId } }));
+}
+
+/** A manifest row (or its absence) as a validated StoredManifest. */
+export function toStoredManifest(row: ManifestRow | null): StoredManifest {
   if (!row) return EMPTY;
   return {
     capabilities: CapabilitiesSchema.parse(row.capabilities),

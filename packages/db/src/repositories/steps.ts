@@ -1,10 +1,14 @@
 import { newId, type Step } from '@botfleet/core';
-import type { Prisma } from '../generated/prisma/client';
+import type { Prisma, RecordedStep } from '../generated/prisma/client';
 import type { Db } from './db-handle';
 
 /** The bot's recorded steps in order. */
 export async function loadSteps(db: Db, botId: string): Promise<Step[]> {
-  const rows = await db.recordedStep.findMany({ where: { botId }, orderBy: { index: 'asc' } });
+  return toSteps(await db.recordedStep.findMany({ where: { botId }, orderBy: { index: 'asc' } }));
+}
+
+/** Stored step rows (in index order) as steps. */
+export function toSteps(rows: RecordedStep[]): Step[] {
   return rows.map((row) => ({ ...(row.definition as object), index: row.index }) as Step);
 }
 
