@@ -20,4 +20,20 @@ export const SANDBOX_LIMITS = {
   /** Largest JSON text handed back into the sandbox from one page call. */
   maxTransferChars: 16 * 1024 * 1024,
   maxErrorMessageChars: 2_000,
+  /**
+   * The sandbox thread's own interrupt handler stops a script at its deadline and reports
+   * (closing its steps, flushing its logs). A thread that has not reported this long after the
+   * deadline (stuck in one long built-in call) is terminated.
+   */
+  hardStopGraceMs: 250,
+  /**
+   * The sandbox thread's V8 heap (the QuickJS heap is Wasm memory, outside it): code, plus
+   * the JSON text of a result or host call argument, which is bounded by the QuickJS heap
+   * only between interrupt checks. Twice the QuickJS limit plus this much; beyond it, V8
+   * kills the thread, not the worker.
+   */
+  threadHeapBaseMb: 64,
+  threadYoungGenerationMb: 16,
+  /** A pre-started sandbox thread not used for this long is stopped. */
+  spareThreadIdleMs: 30_000,
 } as const;

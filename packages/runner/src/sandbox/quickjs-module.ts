@@ -1,4 +1,4 @@
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten';
 
 type EmscriptenLoader = Awaited<ReturnType<QuickJSSyncVariant['importModuleLoader']>>;
 
@@ -15,7 +15,19 @@ export function requireVariant(base: QuickJSSyncVariant, packageName: string): Q
 
 const RELEASE_SYNC_REQUIRED = requireVariant(RELEASE_SYNC, '@jitl/quickjs-wasmfile-release-sync');
 
-/** A new, completely separate QuickJS Wasm instance (its own linear memory); a few ms. */
-export function newQuickJSInstance(): Promise<QuickJSWASMModule> {
-  return newQuickJSWASMModule(RELEASE_SYNC_REQUIRED);
+/** The release build's INITIAL_MEMORY (16 MiB) and its memory import's maximum (2 GiB), in 64 KiB pages. */
+const INITIAL_PAGES = 256;
+const MAX_PAGES = 32_768;
+
+/**
+ * A new, completely separate QuickJS Wasm instance (its own linear memory); a few ms.
+ *
+ * With `maxGrowthBytes`, its memory cannot grow by more than that: past it QuickJS's malloc
+ * fails and QuickJS throws "out of memory", even inside one long built-in call that never
+ * reaches the interrupt handler (without a maximum, such a call grows the memory to 2 GiB).
+ */
+export function newQuickJSInstance(maxGrowthBytes?: number): Promise<QuickJSWASMModule> {
+  if (maxGrowthBytes === undefined) return newQuickJSWASMModule(RELEASE_SYNC_REQUIRED);
+  const maximum = Math.min(MAX_PAGES, INITIAL_PAGES + Math.ceil(maxGrowthBytes / 65_536));
+  return newQuickJSWASMModule(newVariant(RELEASE_SYNC_REQUIRED, { wasmMemory: new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum }) }));
 }

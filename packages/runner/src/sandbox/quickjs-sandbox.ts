@@ -1,11 +1,9 @@
-import type { Page } from 'playwright-core';
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
 import { Scope } from 'quickjs-emscripten';
-import type { RunSession } from '../run-session';
-import { BridgeArgs } from './bridge-args';
 import { SANDBOX_LIMITS } from './limits';
-import { PAGE_OPS, type PageOpEnv } from './page-ops';
+import { PAGE_OPS } from './page-ops';
 import { buildPrelude } from './prelude';
+import type { ServiceEvent } from './sandbox-protocol';
 import { ScriptError } from './script-error';
 import { ScriptServices } from './script-services';
 import { WakeSignal } from './wake-signal';
@@ -13,9 +11,21 @@ import { WakeSignal } from './wake-signal';
 /** The part of a QuickJS Wasm module the sandbox uses (tests pass a leak-checking wrapper). */
 export type QuickJSModuleLike = Pick<QuickJSWASMModule, 'newRuntime' | 'getWasmMemory'>;
 
+/**
+ * How the sandbox reaches its host (ScriptHost): directly when both share a thread (tests), by
+ * messages from the sandbox thread otherwise. Only JSON text and plain events cross.
+ */
+export interface SandboxBridge {
+  /** A page call: resolves to the result as JSON text ('' for undefined), rejects with a message for the script. */
+  callPage(op: string, argsJson: string): Promise<string>;
+  /** The script's log and step events, in order. */
+  deliver(events: ServiceEvent[]): void;
+}
+
 export interface SandboxSettings {
-  page: Page;
-  session: RunSession;
+  bridge: SandboxBridge;
+  /** The trigger params as JSON text. */
+  paramsJson: string;
   /** Unix ms at which the script is stopped. */
   deadline: number;
   /** What the timeout message reports. */
@@ -38,7 +48,6 @@ export class QuickJSSandbox {
   private readonly pending = new Set<QuickJSDeferredPromise>();
   private readonly signal = new WakeSignal();
   private readonly services: ScriptServices;
-  private readonly env: PageOpEnv;
   private describeFn: QuickJSHandle | null = null;
   private interrupted = false;
   private memoryExceeded = false;
@@ -53,17 +62,7 @@ export class QuickJSSandbox {
     quickjs: QuickJSModuleLike,
     private readonly settings: SandboxSettings,
   ) {
-    this.services = new ScriptServices(settings.session);
-    this.env = {
-      page: settings.page,
-      session: settings.session,
-      remainingMs: () => settings.deadline - Date.now(),
-      timeout: (requested) => {
-        // Playwright reads 0 as "no timeout"; a script's call must never outlive the deadline.
-        const wanted = requested !== undefined && requested > 0 ? requested : SANDBOX_LIMITS.defaultActionTimeoutMs;
-        return Math.max(1, Math.min(wanted, settings.deadline - Date.now()));
-      },
-    };
+    this.services = new ScriptServices((events) => settings.bridge.deliver(events));
     // QuickJS's own limit only sees part of the heap under Emscripten (malloc_usable_size is 0
     // there, so big arrays and strings go uncounted). The Wasm memory is this run's alone, so
     // its growth is the true measure; the interrupt handler polls it.
@@ -112,7 +111,7 @@ export class QuickJSSandbox {
       this.context.dispose();
       this.runtime.dispose();
     } catch (error) {
-      this.settings.session.log('warn', 'system', `Script sandbox cleanup failed: ${messageOf(error)}`);
+      this.settings.bridge.deliver([{ type: 'warning', message: `Script sandbox cleanup failed: ${messageOf(error)}` }]);
     }
   }
 
@@ -123,7 +122,7 @@ export class QuickJSSandbox {
     );
     const callHost = this.handles.manage(ctx.newFunction('callHost', (op, args) => this.callHost(op, args)));
     const callHostAsync = this.handles.manage(ctx.newFunction('callHostAsync', (op, args) => this.callHostAsync(op, args)));
-    const params = this.handles.manage(ctx.newString(JSON.stringify(this.settings.session.params ?? {})));
+    const params = this.handles.manage(ctx.newString(this.settings.paramsJson));
     const api = this.handles.manage(this.unwrap(ctx.callFunction(factory, ctx.undefined, callHost, callHostAsync, params)));
     this.describeFn = this.handles.manage(ctx.getProp(api, 'describe'));
     return api;
@@ -139,32 +138,42 @@ export class QuickJSSandbox {
   }
 
   private callHostAsync(opHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
-    const [op, args] = this.readCall(opHandle, argsHandle);
-    const pageOp = PAGE_OPS.get(op);
-    if (!pageOp) throw new Error(`page.${op} is not a function`);
+    const [op, , argsJson] = this.readCall(opHandle, argsHandle);
+    if (!PAGE_OPS.has(op)) throw new Error(`page.${op} is not a function`);
     if (this.pending.size >= SANDBOX_LIMITS.maxPendingPageCalls) {
       throw new Error(`at most ${SANDBOX_LIMITS.maxPendingPageCalls} page calls may be in flight at once`);
     }
     const deferred = this.context.newPromise();
     this.pending.add(deferred);
-    // Starts in a microtask: Playwright then runs on a fresh stack, not under the script's.
+    // Starts in a microtask: the host then runs on a fresh stack, never under the script's.
     Promise.resolve()
-      .then(() => pageOp(new BridgeArgs(op, args), this.env))
-      .then(encodePageResult)
+      .then(() => this.settings.bridge.callPage(op, argsJson))
       .then(
         (json) => this.settleHostCall(deferred, json, null),
-        (error: unknown) => this.settleHostCall(deferred, null, stripAnsi(messageOf(error))),
+        (error: unknown) => this.settleHostCall(deferred, null, messageOf(error)),
       );
     return deferred.handle;
   }
 
-  private readCall(opHandle: QuickJSHandle, argsHandle: QuickJSHandle): [string, unknown[]] {
+  private readCall(opHandle: QuickJSHandle, argsHandle: QuickJSHandle): [string, unknown[], string] {
     if (this.context.typeof(opHandle) !== 'string' || this.context.typeof(argsHandle) !== 'string') {
       throw new Error('bad host call');
     }
-    const args: unknown = JSON.parse(this.context.getString(argsHandle));
+    // The text is copied into this thread's V8 heap: check the Wasm heap and the length first,
+    // so a script cannot push more through a host call than its memory limit allows (between
+    // interrupt checks a built-in call can grow the Wasm heap far past it).
+    if (this.heapGrown()) {
+      this.memoryExceeded = true;
+      throw new Error('out of memory');
+    }
+    const length = this.context.getProp(argsHandle, 'length').consume((l) => this.context.getNumber(l));
+    if (!(length <= SANDBOX_LIMITS.maxTransferChars)) {
+      throw new Error(`the arguments are longer than ${SANDBOX_LIMITS.maxTransferChars} characters`);
+    }
+    const argsJson = this.context.getString(argsHandle);
+    const args: unknown = JSON.parse(argsJson);
     if (!Array.isArray(args)) throw new Error('bad host call');
-    return [this.context.getString(opHandle), args];
+    return [this.context.getString(opHandle), args, argsJson];
   }
 
   private settleHostCall(deferred: QuickJSDeferredPromise, json: string | null, error: string | null): void {
@@ -269,19 +278,6 @@ function encode(value: unknown): string {
   const json = JSON.stringify(value);
   if (json === undefined) return '';
   return json;
-}
-
-function encodePageResult(value: unknown): string {
-  try {
-    return encode(value);
-  } catch {
-    throw new Error('the page returned a value that is not JSON-serialisable');
-  }
-}
-
-/** Playwright colours its call logs for terminals; scripts and execution errors want plain text. */
-function stripAnsi(text: string): string {
-  return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
 function messageOf(error: unknown): string {

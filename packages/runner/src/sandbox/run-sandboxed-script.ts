@@ -1,9 +1,11 @@
+import type { ResourceLimits } from 'node:worker_threads';
 import type { Page } from 'playwright-core';
 import type { RunSession } from '../run-session';
 import { SANDBOX_LIMITS } from './limits';
-import { newQuickJSInstance } from './quickjs-module';
 import { QuickJSSandbox, type QuickJSModuleLike } from './quickjs-sandbox';
+import { runInSandboxThread } from './sandbox-thread-host';
 import { ScriptError } from './script-error';
+import { ScriptHost } from './script-host';
 
 export interface SandboxedScriptOptions {
   /** The script: an ES module whose default export is `async ({ page, params, log, step }) => data`. */
@@ -14,8 +16,13 @@ export interface SandboxedScriptOptions {
   timeoutMs?: number;
   /** QuickJS heap limit (default 64 MiB). */
   memoryLimitBytes?: number;
-  /** Tests only: run in this QuickJS module instead of a fresh one. */
+  /**
+   * Tests only: run in this QuickJS module, on this thread, instead of a fresh one in a sandbox
+   * thread (the leak checks need to see the module).
+   */
   quickjs?: QuickJSModuleLike;
+  /** Tests only: the sandbox thread's V8 heap limits (see threadResourceLimits). */
+  threadResourceLimits?: ResourceLimits;
 }
 
 /*
@@ -29,6 +36,12 @@ export interface SandboxedScriptOptions {
  *   look synchronous at the price of a bigger, slower build and one suspended call at a time.
  * - A fresh instance (a few ms) means a script that corrupts its Wasm memory (e.g. a V8 stack
  *   overflow thrown through Wasm frames) can never affect the next run; it is just dropped.
+ * - Each run's QuickJS lives in its own worker thread (sandbox-thread.ts), which serves that
+ *   run only. QuickJS's interrupt handler runs between bytecode batches, so one long built-in
+ *   call (`'x'.repeat(5e7).split('')`) can hold it off for seconds, and nothing stops a call
+ *   running on the worker's main thread; a thread can be terminated mid-call. Its V8 heap has
+ *   resourceLimits, so a blow-up there kills the thread, not the worker. The page stays here:
+ *   page calls and log/step events cross as messages (ScriptHost serves them).
  */
 
 /**
@@ -41,17 +54,29 @@ export async function runSandboxedScript(options: SandboxedScriptOptions): Promi
   const deadline = Math.min(startedAt + (options.timeoutMs ?? Number.POSITIVE_INFINITY), options.session.deadline);
   const budgetMs = deadline - startedAt;
   if (!(budgetMs > 0)) throw ScriptError.timedOut(0);
-  const quickjs = options.quickjs ?? (await newQuickJSInstance());
-  const sandbox = new QuickJSSandbox(quickjs, {
-    page: options.page,
-    session: options.session,
+  const memoryLimitBytes = options.memoryLimitBytes ?? SANDBOX_LIMITS.defaultMemoryLimitBytes;
+  const paramsJson = JSON.stringify(options.session.params ?? {});
+  const host = new ScriptHost(options.session, options.page, deadline);
+  if (!options.quickjs) {
+    return runInSandboxThread(
+      { source: options.source, paramsJson, deadline, budgetMs, memoryLimitBytes, resourceLimits: options.threadResourceLimits },
+      host,
+    );
+  }
+  const sandbox = new QuickJSSandbox(options.quickjs, {
+    bridge: { callPage: (op, argsJson) => host.callPage(op, argsJson), deliver: (events) => host.apply(events) },
+    paramsJson,
     deadline,
     budgetMs,
-    memoryLimitBytes: options.memoryLimitBytes ?? SANDBOX_LIMITS.defaultMemoryLimitBytes,
+    memoryLimitBytes,
   });
-  try {
-    return await sandbox.run(options.source);
-  } finally {
-    sandbox.dispose();
-  }
+  // Disposed before the host closes: a failed cleanup is reported through it.
+  const outcome = await sandbox.run(options.source).then(
+    (data: unknown) => ({ data, error: null }),
+    (error: unknown) => ({ data: null, error }),
+  );
+  sandbox.dispose();
+  host.close(outcome.error === null ? null : outcome.error instanceof Error ? outcome.error.message : String(outcome.error));
+  if (outcome.error !== null) throw outcome.error;
+  return outcome.data;
 }

@@ -11,8 +11,9 @@ export class ScriptError extends Error {
   constructor(
     readonly reason: ScriptFailure,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 
   static thrown(message: string): ScriptError {
@@ -23,7 +24,8 @@ export class ScriptError extends Error {
     return new ScriptError('timeout', `Script timed out after ${Math.max(0, Math.round(budgetMs))} ms`);
   }
 
-  static outOfMemory(): ScriptError {
-    return new ScriptError('memory', 'Script exceeded its memory limit');
+  /** `cause`: set when the sandbox thread was killed for its heap (ERR_WORKER_OUT_OF_MEMORY). */
+  static outOfMemory(cause?: unknown): ScriptError {
+    return new ScriptError('memory', 'Script exceeded its memory limit', cause === undefined ? undefined : { cause });
   }
 }
