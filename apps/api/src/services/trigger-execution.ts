@@ -1,7 +1,6 @@
-import { AppError, validateParams, type Logger } from '@botfleet/core';
-import { createExecution, findByIdempotencyKey, loadManifest, type Execution, type PrismaClient } from '@botfleet/db';
+import { AppError, notFound, validateParams, type Logger } from '@botfleet/core';
+import { createExecution, findBotWithManifest, findByIdempotencyKey, toStoredManifest, type Execution, type PrismaClient } from '@botfleet/db';
 import { enqueueExecution, type Queues } from '@botfleet/queue';
-import { requireBot } from './find-bot';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -22,30 +21,25 @@ export async function triggerExecution(
   input: TriggerInput,
 ): Promise<{ execution: Execution; created: boolean }> {
   const { db } = deps;
-  const bot = await requireBot(db, input.organizationId, input.botId);
+  const bot = await findBotWithManifest(db, input.organizationId, input.botId);
+  if (!bot) throw notFound('Bot');
   if (bot.status === 'paused') throw new AppError('conflict', 'Bot is paused; resume it (PATCH status: active) to run it');
-  const manifest = await loadManifest(db, bot.id);
-  validateParams(manifest.parameters, input.params);
+  validateParams(toStoredManifest(bot.manifest).parameters, input.params);
 
-  const { execution, created } = await db.$transaction(async (tx) => {
-    if (input.idempotencyKey) {
-      // Serialises concurrent requests with the same key, so exactly one creates the execution.
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${input.organizationId}:${input.idempotencyKey}`}, 0))`;
-      const existing = await findByIdempotencyKey(tx, input.organizationId, input.idempotencyKey, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS));
-      if (existing) {
-        if (existing.botId !== bot.id) throw new AppError('conflict', 'This Idempotency-Key was already used to trigger another bot');
-        return { execution: existing, created: false };
-      }
-    }
-    const row = await createExecution(tx, {
-      botId: bot.id,
-      organizationId: input.organizationId,
-      trigger: 'api',
-      params: input.params,
-      idempotencyKey: input.idempotencyKey,
-    });
-    return { execution: row, created: true };
-  });
+  const newExecution = { botId: bot.id, organizationId: input.organizationId, trigger: 'api' as const, params: input.params };
+  const idempotencyKey = input.idempotencyKey;
+  const { execution, created } = !idempotencyKey
+    ? { execution: await createExecution(db, newExecution), created: true }
+    : await db.$transaction(async (tx) => {
+        // Serialises concurrent requests with the same key, so exactly one creates the execution.
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${input.organizationId}:${idempotencyKey}`}, 0))`;
+        const existing = await findByIdempotencyKey(tx, input.organizationId, idempotencyKey, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS));
+        if (existing) {
+          if (existing.botId !== bot.id) throw new AppError('conflict', 'This Idempotency-Key was already used to trigger another bot');
+          return { execution: existing, created: false };
+        }
+        return { execution: await createExecution(tx, { ...newExecution, idempotencyKey }), created: true };
+      });
 
   if (created) {
     try {

@@ -53,3 +53,8 @@ export async function findBotForRun(db: Db, botId: string) {
     },
   });
 }
+
+/** A bot of this organization with its manifest row, in one query (the trigger's hot path). */
+export async function findBotWithManifest(db: Db, organizationId: string, botId: string) {
+  return db.bot.findFirst({ where: { id: botId, organizationId }, include: { manifest: true } });
+}
