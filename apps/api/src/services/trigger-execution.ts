@@ -1,5 +1,5 @@
 import { AppError, notFound, validateParams, type Logger } from '@botfleet/core';
-import { createExecution, findBotWithManifest, findByIdempotencyKey, toStoredManifest, type Execution, type PrismaClient } from '@botfleet/db';
+import { createExecution, findBotForTrigger, findByIdempotencyKey, type Execution, type PrismaClient } from '@botfleet/db';
 import { enqueueExecution, type Queues } from '@botfleet/queue';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
@@ -21,10 +21,10 @@ export async function triggerExecution(
   input: TriggerInput,
 ): Promise<{ execution: Execution; created: boolean }> {
   const { db } = deps;
-  const bot = await findBotWithManifest(db, input.organizationId, input.botId);
+  const bot = await findBotForTrigger(db, input.organizationId, input.botId);
   if (!bot) throw notFound('Bot');
   if (bot.status === 'paused') throw new AppError('conflict', 'Bot is paused; resume it (PATCH status: active) to run it');
-  validateParams(toStoredManifest(bot.manifest).parameters, input.params);
+  validateParams(bot.parameters, input.params);
 
   const newExecution = { botId: bot.id, organizationId: input.organizationId, trigger: 'api' as const, params: input.params };
   const idempotencyKey = input.idempotencyKey;
