@@ -1,14 +1,12 @@
 import request from 'supertest';
-import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
+import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
 let h: ApiHarness;
 let org: TestOrg;
-
-beforeAll(async () => {
-  h = await createApiHarness({ bodyLimitBytes: 16 * 1024 });
-  org = await h.newOrg();
-});
-afterAll(() => h.close());
+useApiHarness((harness, first) => {
+  h = harness;
+  org = first;
+}, { bodyLimitBytes: 16 * 1024 });
 
 describe('cross-cutting HTTP behaviour', () => {
   it('gives every response an X-Request-Id and echoes a client one', async () => {

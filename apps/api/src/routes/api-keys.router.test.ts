@@ -1,15 +1,13 @@
 import { hashApiKey } from '@botfleet/core';
 import request from 'supertest';
-import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
+import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
 let h: ApiHarness;
 let org: TestOrg;
-
-beforeAll(async () => {
-  h = await createApiHarness();
-  org = await h.newOrg();
+useApiHarness((harness, first) => {
+  h = harness;
+  org = first;
 });
-afterAll(() => h.close());
 
 describe('API keys', () => {
   it('creates a key shown once, stores only its hash, lists it without secrets and revokes it', async () => {

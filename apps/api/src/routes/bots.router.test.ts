@@ -1,14 +1,12 @@
 import request from 'supertest';
-import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
+import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
 let h: ApiHarness;
 let org: TestOrg;
-
-beforeAll(async () => {
-  h = await createApiHarness();
-  org = await h.newOrg();
+useApiHarness((harness, first) => {
+  h = harness;
+  org = first;
 });
-afterAll(() => h.close());
 
 const createBot = (body: object, o: TestOrg = org) => request(h.app).post('/api/v1/bots').set(o.auth('write')).send(body);
 

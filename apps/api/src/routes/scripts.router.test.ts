@@ -1,14 +1,12 @@
 import request from 'supertest';
-import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
+import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
 let h: ApiHarness;
 let org: TestOrg;
-
-beforeAll(async () => {
-  h = await createApiHarness();
-  org = await h.newOrg();
+useApiHarness((harness, first) => {
+  h = harness;
+  org = first;
 });
-afterAll(() => h.close());
 
 async function botWithSteps(): Promise<string> {
   const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 's', targetUrl: 'https://a.example' });

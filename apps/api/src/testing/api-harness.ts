@@ -69,3 +69,16 @@ export async function createApiHarness(
     },
   };
 }
+
+/**
+ * Registers beforeAll/afterAll for a harness and one organization in a test file, handing them
+ * to `use` once they exist.
+ */
+export function useApiHarness(use: (harness: ApiHarness, org: TestOrg) => void, overrides: Partial<ApiSettings> = {}): void {
+  let harness: ApiHarness | undefined;
+  beforeAll(async () => {
+    harness = await createApiHarness(overrides);
+    use(harness, await harness.newOrg());
+  });
+  afterAll(() => harness?.close());
+}
