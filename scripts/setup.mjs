@@ -25,7 +25,14 @@ export function ensureDependencies() {
   const lock = join(ROOT, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
   say('installing dependencies (npm ci)');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  try {
+    run('npm', ['ci', '--no-audit', '--no-fund']);
+  } catch {
+    // npm 11 may write a lockfile without other platforms' optional packages and then refuse
+    // it in `npm ci`; `npm install` honours the same pinned versions and repairs the lockfile.
+    say('npm ci refused the lockfile; falling back to npm install');
+    run('npm', ['install', '--no-audit', '--no-fund']);
+  }
 }
 
 /** Generates the Prisma client when it is missing or older than the schema. */
