@@ -20,7 +20,9 @@ COPY packages/db/package.json packages/db/
 COPY packages/queue/package.json packages/queue/
 COPY packages/runner/package.json packages/runner/
 COPY packages/webhooks/package.json packages/webhooks/
-RUN npm ci
+# npm 11 can write a lockfile `npm ci` refuses (other platforms' optional packages left out);
+# `npm install` then honours the same pinned versions.
+RUN npm ci || npm install --no-audit --no-fund
 
 COPY . .
 # The generator is the `prisma` dev dependency; the generated client only needs @prisma/client.
