@@ -53,7 +53,7 @@ export function createApp(deps: ApiDeps): Express {
   const metrics = createHttpMetrics();
   const authenticator = createAuthenticator(deps.db);
   const routes = apiRoutes(deps, { onKeyRevoked: authenticator.forget });
-  const openApi = buildOpenApiDocument(routes, { version: '1.0.0', serverUrl: deps.settings.publicBaseUrl });
+  const openApi = buildOpenApiDocument(routes, { version: '1.0.0', serverUrl: `${deps.settings.publicBaseUrl.replace(/\/+$/, '')}${API_PREFIX}` });
 
   app.use(requestId);
   app.use(requestLog(deps.logger));

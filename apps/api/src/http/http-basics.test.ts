@@ -62,6 +62,8 @@ describe('cross-cutting HTTP behaviour', () => {
     const res = await request(h.app).get('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
+    // Paths are relative to the server URL, which carries the /api/v1 prefix.
+    expect(res.body.servers).toEqual([{ url: 'http://botfleet.test/api/v1' }]);
     const createBot = res.body.paths['/bots'].post;
     expect(createBot.requestBody.content['application/json'].schema.properties.targetUrl).toBeDefined();
     expect(createBot.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
