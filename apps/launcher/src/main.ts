@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       chromiumPath: env.CHROMIUM_PATH,
       proxyUrls: env.PROXY_URLS,
       defaultTimeoutSeconds: env.DEFAULT_TIMEOUT_SECONDS,
+      allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
     });
     shutdown.register('worker', () => worker.stop());
   }

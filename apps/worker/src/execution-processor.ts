@@ -1,7 +1,7 @@
 import type { Logger } from '@botfleet/core';
 import { claimExecution, failUnfinishedExecution, type PrismaClient } from '@botfleet/db';
 import { jobs, type Queues } from '@botfleet/queue';
-import { executionTimeoutMs, InfrastructureError, runExecution, type AdBlocker, type BrowserHost, type ProxyPool } from '@botfleet/runner';
+import { executionTimeoutMs, InfrastructureError, runExecution, type AdBlocker, type BrowserHost, type EgressGuard, type ProxyPool } from '@botfleet/runner';
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Cancellations } from './cancellations';
 import { completeExecution, type RunOutcome } from './complete-execution';
@@ -17,6 +17,7 @@ export interface ProcessorDeps {
   browserHost: BrowserHost;
   proxyPool: ProxyPool;
   adBlocker?: AdBlocker;
+  egressGuard?: EgressGuard;
   cancellations: Cancellations;
   defaultTimeoutSeconds: number;
 }
@@ -64,6 +65,7 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
         timeoutMs,
         proxyPool: deps.proxyPool,
         adBlocker: deps.adBlocker,
+        egressGuard: deps.egressGuard,
         session,
         program: loaded.program,
         signal: tracking.signal,

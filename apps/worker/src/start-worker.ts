@@ -1,7 +1,7 @@
 import { settlesWithin, type Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import { createQueues, createRedisConnection } from '@botfleet/queue';
-import { createBrowserHost, createProxyPool, loadAdBlocker, resolveChromiumPath, type AdBlocker } from '@botfleet/runner';
+import { createBrowserHost, createEgressGuard, createProxyPool, loadAdBlocker, resolveChromiumPath, type AdBlocker } from '@botfleet/runner';
 import { Worker } from 'bullmq';
 import { listenForCancellations } from './cancellations';
 import { createExecutionProcessor, failAbandonedExecution } from './execution-processor';
@@ -19,6 +19,8 @@ export interface WorkerOptions {
   proxyUrls: string[];
   defaultTimeoutSeconds: number;
   adBlocker?: AdBlocker;
+  /** ALLOW_PRIVATE_NETWORK: false refuses bots' requests to private, loopback and link-local addresses. */
+  allowPrivateNetwork?: boolean;
   /** How long a job's lock lasts without renewal; a dead worker's job returns after this. */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
@@ -49,6 +51,7 @@ export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
     browserHost,
     proxyPool: createProxyPool(options.proxyUrls),
     adBlocker: options.adBlocker ?? loadAdBlocker(),
+    egressGuard: options.allowPrivateNetwork === false ? createEgressGuard() : undefined,
     cancellations,
     defaultTimeoutSeconds: options.defaultTimeoutSeconds,
   });

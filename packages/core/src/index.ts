@@ -17,3 +17,4 @@ export * from './logger';
 export * from './cursor';
 export * from './api-key-token';
 export * from './time-limit';
+export * from './public-address';

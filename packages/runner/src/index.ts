@@ -6,6 +6,7 @@ export * from './browser-host';
 export * from './context-options';
 export * from './proxy-pool';
 export * from './ad-blocker';
+export * from './egress-guard';
 export { extractValue, type ExtractSpec, type ExtractedValue } from './extract';
 export { describeStep, NAVIGATION_WAIT_UNTIL } from './step-actions';
 export * from './step-interpreter';

@@ -1,6 +1,7 @@
 import type { Capabilities } from '@botfleet/core';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { installAdBlocking, loadAdBlocker, type AdBlocker } from './ad-blocker';
+import { installEgressGuard, type EgressGuard } from './egress-guard';
 import type { BrowserHost } from './browser-host';
 import { buildContextOptions, redactProxyUrl } from './context-options';
 import { briefErrorMessage, isTimeoutError } from './error-message';
@@ -26,6 +27,8 @@ export interface RunExecutionOptions {
   proxyPool?: ProxyPool | undefined;
   /** The blocklist for `capabilities.adBlocking: true`; the shipped list when omitted. */
   adBlocker?: AdBlocker | undefined;
+  /** Refuses private, loopback and link-local destinations (ALLOW_PRIVATE_NETWORK=false); none allows all. */
+  egressGuard?: EgressGuard | undefined;
   session: RunSession;
   program: ExecutionProgram;
   /** Aborts the run (the execution was cancelled): it ends at once, without a screenshot. */
@@ -119,6 +122,13 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
   try {
     const work = (async () => {
       if (blocker) await installAdBlocking(context, blocker, () => void blockedRequests++);
+      if (options.egressGuard) {
+        await installEgressGuard(context, options.egressGuard, {
+          // Behind a proxy the proxy resolves names; only IP literals can be judged here.
+          checkHostnames: !proxyUrl,
+          onBlocked: (host) => session.log('warn', 'runner', `Blocked a request to ${host}: not a public address (ALLOW_PRIVATE_NETWORK=false)`),
+        });
+      }
       page = await context.newPage();
       const navigationStarted = Date.now();
       try {
