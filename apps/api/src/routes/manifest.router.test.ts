@@ -8,10 +8,7 @@ useApiHarness((harness, first) => {
   org = first;
 });
 
-async function newBot(): Promise<string> {
-  const res = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'm', targetUrl: 'https://a.example' });
-  return res.body.id as string;
-}
+const newBot = () => h.newBot(org);
 const put = (botId: string, body: object) => request(h.app).put(`/api/v1/bots/${botId}/manifest`).set(org.auth('write')).send(body);
 const get = (botId: string) => request(h.app).get(`/api/v1/bots/${botId}/manifest`).set(org.auth('read'));
 

@@ -8,9 +8,7 @@ useApiHarness((harness, first) => {
   org = first;
 });
 
-async function newBot(): Promise<string> {
-  return (await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 's', targetUrl: 'https://a.example' })).body.id;
-}
+const newBot = () => h.newBot(org);
 const put = (botId: string, steps: unknown) => request(h.app).put(`/api/v1/bots/${botId}/steps`).set(org.auth('write')).send({ steps });
 
 const EVERY_ACTION = [

@@ -3,6 +3,7 @@ import { createApiKey, createPrismaClient, ensureOrganization, type PrismaClient
 import { createQueues, createRedisConnection, type Queues } from '@botfleet/queue';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
+import request from 'supertest';
 import { createApp } from '../app';
 import type { ApiDeps, ApiSettings } from '../deps';
 
@@ -19,6 +20,8 @@ export interface ApiHarness {
   db: PrismaClient;
   queues: Queues;
   newOrg(): Promise<TestOrg>;
+  /** Creates a bot through the API (write key) and returns its id. */
+  newBot(org: TestOrg, fields?: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -49,8 +52,9 @@ export async function createApiHarness(
       ...overrides,
     },
   };
+  const app = createApp(deps);
   return {
-    app: createApp(deps),
+    app,
     deps,
     db,
     queues,
@@ -61,6 +65,11 @@ export async function createApiHarness(
         keys[permission] = (await createApiKey(db, { organizationId: org.id, name: permission, permission })).key;
       }
       return { id: org.id, keys, auth: (permission = 'admin') => ({ Authorization: `Bearer ${keys[permission]}` }) };
+    },
+    async newBot(org, fields = {}) {
+      const res = await request(app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'test bot', targetUrl: 'https://a.example', ...fields });
+      if (res.status !== 201) throw new Error(`creating a bot failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.id as string;
     },
     async close() {
       await queues.close();
