@@ -82,6 +82,8 @@ async function main(): Promise<void> {
         minScheduleIntervalSeconds: 60,
         screenshotUrlTtlSeconds: 3600,
         urlSigningKey: randomBytes(32),
+        // Capacity is measured, not the per-key limit (which would answer 429 within a second).
+        rateLimitPerMinute: 0,
       },
     });
     cleanup.add('api', () => api.stop());

@@ -6,6 +6,7 @@ import { errorHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
 import { createHttpMetrics } from './http/metrics';
 import { mountRoutes } from './http/mount-routes';
+import { createRateLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { requestLog } from './http/request-log';
 import type { Route } from './http/route';
@@ -66,7 +67,12 @@ export function createApp(deps: ApiDeps): Express {
     res.json(openApi);
   });
   app.use(jsonBody(deps.settings.bodyLimitBytes));
-  app.use(API_PREFIX, mountRoutes(routes, authenticator.authenticate));
+  app.use(API_PREFIX, mountRoutes(routes, authenticator.authenticate, createRateLimiter({
+    redis: deps.redis,
+    prefix: deps.queues.prefix,
+    perMinute: deps.settings.rateLimitPerMinute,
+    logger: deps.logger,
+  })));
   app.use((req, _res, next) => next(new AppError('not_found', `No route for ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.logger));
   return app;

@@ -20,4 +20,6 @@ export interface ApiSettings {
   screenshotUrlTtlSeconds: number;
   /** Key for signing artifact URLs (derived from SECRETS_KEY). */
   urlSigningKey: Buffer;
+  /** Requests per minute per API key (RATE_LIMIT_PER_MINUTE); 0 turns the limit off. */
+  rateLimitPerMinute: number;
 }

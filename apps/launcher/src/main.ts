@@ -71,6 +71,7 @@ async function main(): Promise<void> {
         publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
         minScheduleIntervalSeconds: env.MIN_SCHEDULE_INTERVAL_SECONDS,
         screenshotUrlTtlSeconds: env.SCREENSHOT_URL_TTL_SECONDS,
+        rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
         urlSigningKey: Buffer.from(hkdfSync('sha256', secretsKey, Buffer.alloc(0), 'botfleet artifact urls', 32)),
       },
     });

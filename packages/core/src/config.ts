@@ -35,6 +35,7 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   SCREENSHOT_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('botfleet'),
   DATA_DIR: z.string().min(1).default('.data'),

@@ -56,6 +56,8 @@ export function sendError(res: Response, code: ErrorCode, message: string, detai
   if (details !== undefined) error.details = details;
   if (code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer');
   if (code === 'unavailable') res.setHeader('Retry-After', '5');
+  const retryAfter = (details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  if (code === 'rate_limited' && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
   res.status(new AppError(code, message).status).json({ error });
 }
 

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
+import { createApiHarness, useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
 let h: ApiHarness;
 let org: TestOrg;
@@ -72,5 +72,34 @@ describe('cross-cutting HTTP behaviour', () => {
     );
     expect(res.body.paths['/bots/{botId}/manifest'].put['x-permission']).toBe('write');
     expect(res.body.paths['/bots'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'cursor']);
+  });
+});
+
+describe('rate limiting', () => {
+  let limited: ApiHarness;
+  let limitedOrg: TestOrg;
+  beforeAll(async () => {
+    limited = await createApiHarness({ rateLimitPerMinute: 3 });
+    limitedOrg = await limited.newOrg();
+  });
+  afterAll(() => limited.close());
+
+  it('answers 429 with Retry-After once a key used its requests for the minute, per key', async () => {
+    // The window is the wall-clock minute: start well inside one so the four requests share it.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 58_000) await new Promise((resolve) => setTimeout(resolve, 60_050 - intoMinute));
+    const statuses: number[] = [];
+    let last: request.Response | undefined;
+    for (let i = 0; i < 4; i++) {
+      last = await request(limited.app).get('/api/v1/bots').set(limitedOrg.auth('read'));
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(last!.body.error.code).toBe('rate_limited');
+    expect(Number(last!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(last!.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // Another key of the same organization has its own budget; public routes are not limited.
+    expect((await request(limited.app).get('/api/v1/bots').set(limitedOrg.auth('write'))).status).toBe(200);
+    expect((await request(limited.app).get('/healthz')).status).toBe(200);
   });
 });

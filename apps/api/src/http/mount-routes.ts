@@ -6,13 +6,14 @@ import type { AuthContext, Route } from './route';
 const PUBLIC: AuthContext = { keyId: '', organizationId: '', permission: 'read' };
 
 /** Turns declared routes into an Express router: authenticate, validate, run, respond. */
-export function mountRoutes(routes: Route[], authenticate: Authenticate): Router {
+export function mountRoutes(routes: Route[], authenticate: Authenticate, checkRateLimit: (keyId: string) => Promise<void>): Router {
   const router = Router();
   for (const { definition: def, handler } of routes) {
     router[def.method](def.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
         // Order matters: who you are (401/403) before what you sent (400) before what exists (404).
         const auth = def.permission ? await authenticate(req, def.permission) : PUBLIC;
+        if (def.permission) await checkRateLimit(auth.keyId);
         const params = def.params ? parseInput(def.params, req.params, 'path') : undefined;
         const query = def.query ? parseInput(def.query, req.query, 'query') : undefined;
         const body = def.body ? parseInput(def.body, req.body === undefined ? {} : req.body, 'body') : undefined;

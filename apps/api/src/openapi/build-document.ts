@@ -27,6 +27,7 @@ const ERROR_RESPONSES: Record<number, string> = {
   401: 'Missing, malformed, unknown or revoked API key',
   403: 'The key lacks the permission',
   404: 'No such resource in the caller’s organization',
+  429: 'Too many requests for this API key this minute (`Retry-After` says when to retry)',
 };
 
 /** OpenAPI 3.1 from the same zod schemas that validate requests: one source of truth. */

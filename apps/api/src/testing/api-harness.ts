@@ -49,6 +49,7 @@ export async function createApiHarness(
       minScheduleIntervalSeconds: 60,
       screenshotUrlTtlSeconds: 3600,
       urlSigningKey: randomBytes(32),
+      rateLimitPerMinute: 0,
       ...overrides,
     },
   };
