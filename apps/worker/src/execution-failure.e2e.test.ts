@@ -126,7 +126,7 @@ it('cancels a running execution: the run stops and the state stays cancelled', a
   expect(cancelled.body.status).toBe('cancelled');
 
   // The worker notices at once (pub/sub) and writes nothing over the cancelled state.
-  await waitUntil(async () => (await h.get(`/api/v1/executions/${executionId}/logs`)).body.data.some((l: { message: string }) => l.message === 'Execution was cancelled'), { timeoutMs: 5_000 });
+  await waitUntil(async () => (await h.get(`/api/v1/executions/${executionId}/logs`)).body.data.some((l: { message: string }) => l.message === 'Execution was cancelled'), { timeoutMs: 15_000 });
   const after = (await h.get(`/api/v1/executions/${executionId}`)).body;
   expect(after.status).toBe('cancelled');
   expect((await h.get(`/api/v1/executions/${executionId}/extract`)).status).toBe(404);

@@ -32,11 +32,21 @@ const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?
 export function createExecutionProcessor(deps: ProcessorDeps) {
   const { db, logger } = deps;
 
-  return async function processExecution(job: Job): Promise<void> {
+  async function processExecution(job: Job): Promise<void> {
     const payload = jobs['execution.run'].schema.safeParse(job.data);
     if (!payload.success) throw new UnrecoverableError('Malformed execution.run payload');
     const { executionId } = payload.data;
 
+    // Listen before claiming: a cancel published between the claim and the run must not be missed.
+    const tracking = deps.cancellations.track(executionId);
+    try {
+      await runClaimed(job, executionId, tracking.signal);
+    } finally {
+      tracking.done();
+    }
+  }
+
+  async function runClaimed(job: Job, executionId: string, signal: AbortSignal): Promise<void> {
     const claimed = await claimExecution(db, executionId);
     if (!claimed) {
       logger.debug({ executionId }, 'execution already ended, cancelled or deleted; nothing to run');
@@ -54,7 +64,6 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
     const flusher = setInterval(() => {
       flushing = flushing.then(() => session.flush()).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'progress flush failed'));
     }, FLUSH_EVERY_MS);
-    const tracking = deps.cancellations.track(executionId);
 
     let outcome: RunOutcome;
     try {
@@ -68,7 +77,7 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
         egressGuard: deps.egressGuard,
         session,
         program: loaded.program,
-        signal: tracking.signal,
+        signal,
       });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -81,14 +90,15 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
       outcome = { status: 'failed', error: `Execution could not run after ${job.attemptsMade + 1} attempt(s): ${message}`, stepIndex: null };
     } finally {
       clearInterval(flusher);
-      tracking.done();
       await flushing;
     }
 
-    if (tracking.signal.aborted) session.log('info', 'system', 'Execution was cancelled');
+    if (signal.aborted) session.log('info', 'system', 'Execution was cancelled');
     const finished = await completeExecution(deps, { executionId, botId: claimed.botId, attempt: claimed.attempt, session }, outcome);
     log.info({ status: finished ? outcome.status : 'superseded' }, 'execution finished');
-  };
+  }
+
+  return processExecution;
 }
 
 /** BullMQ gave up on a job (retries used up, or it stalled too often): never leave the row running. */
