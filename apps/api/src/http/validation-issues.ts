@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '@botfleet/core';
+import { AppError, type ValidationIssue } from '@botfleet/core';
 import type { z } from 'zod';
 
 /** Flattens zod issues into the envelope's `details`, one entry per offending field. */
@@ -13,6 +13,11 @@ export function toValidationIssues(error: z.ZodError, prefix: string[] = []): Va
     }
   }
   return issues;
+}
+
+/** The 400 for these issues, each tagged with where in the request it was found. */
+export function validationError(issues: ValidationIssue[], where: 'path' | 'query' | 'body' | 'header'): AppError {
+  return new AppError('validation_error', describeIssues(issues), issues.map((issue) => ({ ...issue, in: where })));
 }
 
 export function describeIssues(issues: ValidationIssue[]): string {

@@ -3,6 +3,7 @@ import { createHandwrittenScript, deleteScript, findScript, listScripts, updateS
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
+import { validationError } from '../http/validation-issues';
 import { requireBot } from '../services/find-bot';
 import { toScriptView } from '../views/script.view';
 import { BotParams } from './path-params';
@@ -12,9 +13,7 @@ const ScriptParams = BotParams.extend({ scriptId: z.string().min(1).max(100) });
 /** The module form the sandbox runs; anything else would only fail later, at run time. */
 function checkModuleForm(source: string | undefined): void {
   if (source !== undefined && !/\bexport\s+default\b/.test(source)) {
-    throw new AppError('validation_error', 'Invalid request: source: must be a module with a default export', [
-      { path: 'source', message: 'must be a module whose default export is async ({ page, params, log, step }) => data', in: 'body' },
-    ]);
+    throw validationError([{ path: 'source', message: 'must be a module whose default export is async ({ page, params, log, step }) => data' }], 'body');
   }
 }
 

@@ -1,5 +1,4 @@
 import {
-  AppError,
   MASKED_SECRET,
   type Manifest,
   type ManifestUpdate,
@@ -9,6 +8,7 @@ import {
   type WebhookInput,
 } from '@botfleet/core';
 import { loadManifest, saveManifest, type Db, type StoredManifest } from '@botfleet/db';
+import { validationError } from '../http/validation-issues';
 
 /** The manifest as the API shows it: secrets replaced by the mask. */
 export function toManifestView(stored: StoredManifest): Manifest {
@@ -43,7 +43,7 @@ function mergeWebhook(box: SecretBox, input: WebhookInput, current: StoredManife
     if (!passwordEnc) issues.push({ path: 'webhook.password', message: "is required when auth is 'jwt'" });
   }
   if (issues.length > 0) {
-    throw new AppError('validation_error', `Invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues.map((i) => ({ ...i, in: 'body' })));
+    throw validationError(issues, 'body');
   }
   return { webhook, secretEnc, passwordEnc };
 }
