@@ -3,7 +3,6 @@ import { TimestampSchema } from './common';
 
 export const ExecutionStatusSchema = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);
 export type ExecutionStatus = z.infer<typeof ExecutionStatusSchema>;
-export const FINAL_EXECUTION_STATUSES: readonly ExecutionStatus[] = ['completed', 'failed', 'cancelled'];
 
 export const TriggerBodySchema = z.strictObject({
   params: z.record(z.string().max(64), z.unknown()).optional(),

@@ -99,7 +99,6 @@ export type StepInput = z.infer<typeof StepSchema>;
 /** A stored step: always carries its position. */
 export type Step = StepInput & { index: number };
 export type StepAction = Step['action'];
-export const STEP_ACTIONS = StepSchema.options.map((o) => o.shape.action.value) as StepAction[];
 
 export const PutStepsSchema = z
   .strictObject({ steps: z.array(StepSchema).max(500) })

@@ -91,12 +91,6 @@ export async function writeProgress(db: Db, executionId: string, batch: Progress
   }
 }
 
-/** True while this attempt still owns the execution (it is running and nobody claimed it since). */
-export async function ownsExecution(db: Db, executionId: string, attempt: number): Promise<boolean> {
-  const row = await db.execution.findUnique({ where: { id: executionId }, select: { status: true, attempt: true } });
-  return row?.status === 'running' && row.attempt === attempt;
-}
-
 export type ExecutionOutcome =
   | { status: 'completed'; data: unknown }
   | { status: 'failed'; error: string; stepIndex: number | null };

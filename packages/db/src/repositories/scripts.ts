@@ -15,11 +15,6 @@ export async function findScript(db: Db, botId: string, scriptId: string) {
   return db.script.findFirst({ where: { id: scriptId, botId } });
 }
 
-/** The handwritten script that runs instead of the steps, if one is active. */
-export async function findActiveHandwrittenScript(db: Db, botId: string) {
-  return db.script.findFirst({ where: { botId, origin: 'handwritten', active: true } });
-}
-
 /** Restores the invariant after a change: if nothing is active, the generated script is. */
 async function ensureOneActive(db: Db, botId: string): Promise<void> {
   const active = await db.script.count({ where: { botId, active: true } });
