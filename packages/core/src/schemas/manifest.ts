@@ -54,13 +54,8 @@ export const WebhookInputSchema = z.strictObject({
 export type WebhookInput = z.infer<typeof WebhookInputSchema>;
 
 /** The webhook section as stored beside its encrypted secrets (no secret in it). */
-export interface StoredWebhook {
-  url: string;
-  auth: WebhookAuth;
-  loginUrl?: string;
-  username?: string;
-  dataPath?: string;
-}
+export const StoredWebhookSchema = WebhookInputSchema.omit({ secret: true, password: true });
+export type StoredWebhook = z.infer<typeof StoredWebhookSchema>;
 
 export const ParameterTypeSchema = z.enum(['string', 'number', 'integer', 'boolean']);
 export type ParameterType = z.infer<typeof ParameterTypeSchema>;

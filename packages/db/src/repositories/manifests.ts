@@ -3,6 +3,7 @@ import {
   ParameterDefinitionSchema,
   type Capabilities,
   type ParameterDefinition,
+  StoredWebhookSchema,
   type StoredWebhook,
 } from '@botfleet/core';
 import { z } from 'zod';
@@ -17,14 +18,6 @@ export interface StoredManifest {
   webhookPasswordEnc: string | null;
   parameters: ParameterDefinition[];
 }
-
-const StoredWebhookSchema = z.object({
-  url: z.string(),
-  auth: z.enum(['none', 'hmac', 'jwt']),
-  loginUrl: z.string().optional(),
-  username: z.string().optional(),
-  dataPath: z.string().optional(),
-});
 
 const EMPTY: StoredManifest = {
   capabilities: {},
