@@ -1,4 +1,4 @@
-import type { Logger } from '@botfleet/core';
+import { settlesWithin, type Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import { createQueues, createRedisConnection, jobs } from '@botfleet/queue';
 import { Worker } from 'bullmq';
@@ -23,16 +23,6 @@ export interface SchedulerHandle {
   reconcileNow(): Promise<void>;
   stop(): Promise<void>;
 }
-
-/** Resolves 'timeout' after `ms`; the timer does not keep the process alive. */
-const timeout = (ms: number) =>
-  new Promise<'timeout'>((resolve) => {
-    setTimeout(() => resolve('timeout'), ms).unref();
-  });
-
-/** Waits for `work` at most `ms`: 'done', or 'timeout' (a rejection counts as done; callers log). */
-const within = (work: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> =>
-  Promise.race([work.then(() => 'done' as const, () => 'done' as const), timeout(ms)]);
 
 /**
  * Starts the schedule runner: a worker consuming `schedule.tick` jobs, and a reconcile loop
@@ -98,7 +88,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   };
   // Start-up waits for the first pass so schedules are armed when this resolves, but not for
   // ever: with Redis down the pass keeps trying in the background and start-up goes on.
-  if ((await within(loop(), closeTimeoutMs)) === 'timeout') {
+  if (!(await settlesWithin(loop(), closeTimeoutMs))) {
     logger.warn('first schedule reconcile pass is still running; continuing start-up');
   }
   logger.info({ queuePrefix: options.queuePrefix, reconcileIntervalMs }, 'scheduler started');
@@ -114,13 +104,13 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
       // ticks, give those in flight until the deadline, then force-close. A tick cut off here
       // keeps its lock until it expires; then another process (or a restart) redoes it, which
       // is harmless because ticks are idempotent.
-      await within(worker.pause(true), closeTimeoutMs);
-      if ((await within(Promise.allSettled([...inFlight]), closeTimeoutMs)) === 'timeout') {
+      await settlesWithin(worker.pause(true), closeTimeoutMs);
+      if (!(await settlesWithin(Promise.allSettled([...inFlight]), closeTimeoutMs))) {
         logger.warn({ closeTimeoutMs, inFlight: inFlight.size }, 'schedule ticks did not finish in time; closing anyway');
       }
-      await within(worker.close(true), closeTimeoutMs);
-      if (running) await within(running, closeTimeoutMs);
-      await within(queues.close(), closeTimeoutMs);
+      await settlesWithin(worker.close(true), closeTimeoutMs);
+      if (running) await settlesWithin(running, closeTimeoutMs);
+      await settlesWithin(queues.close(), closeTimeoutMs);
       producerRedis.disconnect();
       workerRedis.disconnect();
       logger.info('scheduler stopped');
