@@ -1,7 +1,8 @@
 // Set-up shared by `npm start`, `npm test` and `npm run bench`. Plain Node with no dependencies,
 // because it runs before `npm install` on a fresh clone.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,33 +20,61 @@ function say(message) {
   process.stderr.write(`[setup] ${message}\n`);
 }
 
-/** Installs dependencies when node_modules is missing or older than the lockfile. */
-export function ensureDependencies() {
-  const marker = join(ROOT, 'node_modules', '.package-lock.json');
-  const lock = join(ROOT, 'package-lock.json');
-  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  say('installing dependencies (npm ci)');
+const LOCKFILE = join(ROOT, 'package-lock.json');
+/** What the last install was made from; compared by content, since a checkout rewrites file times. */
+const INSTALL_STAMP = join(ROOT, 'node_modules', '.botfleet-install.json');
+
+function lockfileHash() {
+  return createHash('sha256').update(readFileSync(LOCKFILE)).digest('hex');
+}
+
+function readStamp() {
   try {
-    run('npm', ['ci', '--no-audit', '--no-fund']);
+    return JSON.parse(readFileSync(INSTALL_STAMP, 'utf8'));
   } catch {
-    // npm 11 may write a lockfile without other platforms' optional packages and then refuse
-    // it in `npm ci`; `npm install` honours the same pinned versions and repairs the lockfile.
-    say('npm ci refused the lockfile; falling back to npm install');
-    run('npm', ['install', '--no-audit', '--no-fund']);
+    return null;
   }
 }
 
-/** Generates the Prisma client when it is missing or older than the schema. */
+/** The root package's dependency names of one kind, all of which must be installed. */
+function declared(kind) {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  return Object.keys(manifest[kind] ?? {});
+}
+
+function missing(names) {
+  return names.filter((name) => !existsSync(join(ROOT, 'node_modules', name, 'package.json')));
+}
+
+/**
+ * Installs dependencies with `npm ci` when the installed tree does not match the lockfile's
+ * content, or lacks what this command needs: `npm start` needs `dependencies`; tests and the
+ * bench need `devDependencies` too, which `npm ci` leaves out under NODE_ENV=production.
+ */
+export function ensureDependencies({ dev = true } = {}) {
+  const hash = lockfileHash();
+  const needed = [...declared('dependencies'), ...(dev ? declared('devDependencies') : [])];
+  const absent = missing(needed);
+  if (readStamp()?.lockfile === hash && absent.length === 0) return;
+  const why = readStamp()?.lockfile !== hash ? 'the lockfile changed since the last install' : `${absent.length} needed package(s) missing, e.g. ${absent[0]}`;
+  say(`installing dependencies with npm ci (${why})`);
+  run('npm', ['ci', '--no-audit', '--no-fund', ...(dev ? ['--include=dev'] : [])]);
+  writeFileSync(INSTALL_STAMP, `${JSON.stringify({ lockfile: hash, installedAt: new Date().toISOString() })}\n`);
+}
+
+/** Generates the Prisma client when it is missing or was generated from another schema. */
 export function ensurePrismaClient() {
-  const generated = join(ROOT, 'packages/db/src/generated/prisma/client.ts');
-  const schema = join(ROOT, 'prisma/schema.prisma');
-  if (existsSync(generated) && statSync(generated).mtimeMs >= statSync(schema).mtimeMs) return;
+  const generatedDir = join(ROOT, 'packages/db/src/generated/prisma');
+  const stampFile = join(generatedDir, '.schema-sha256');
+  const schemaHash = createHash('sha256').update(readFileSync(join(ROOT, 'prisma/schema.prisma'))).digest('hex');
+  if (existsSync(join(generatedDir, 'client.ts')) && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === schemaHash) return;
   say('generating the Prisma client');
   // Generation never calls the schema engine, but the CLI insists on a path to one; any existing
   // file satisfies it, which avoids a download this environment cannot make.
   run(process.execPath, [join(ROOT, 'node_modules/prisma/build/index.js'), 'generate'], {
     env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
   });
+  writeFileSync(stampFile, `${schemaHash}\n`);
 }
 
 /** Makes sure a Chromium is installed (Debian's package when none is found). */
@@ -59,8 +88,8 @@ export function runTs(file, args = [], env = process.env) {
   return result.status ?? 1;
 }
 
-export function setup({ chromium = true } = {}) {
-  ensureDependencies();
+export function setup({ chromium = true, dev = true } = {}) {
+  ensureDependencies({ dev });
   ensurePrismaClient();
   if (chromium) ensureChromium();
 }

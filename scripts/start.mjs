@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ROOT, setup } from './setup.mjs';
 
 const roles = (process.env.ROLES ?? 'api,worker,delivery,scheduler').split(',');
-setup({ chromium: roles.includes('worker') });
+setup({ chromium: roles.includes('worker'), dev: false });
 
 const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps/launcher/src/main.ts')], { cwd: ROOT, stdio: 'inherit' });
 // Forward stop signals so `npm start` under a supervisor drains gracefully instead of orphaning the service.

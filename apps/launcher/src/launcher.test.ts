@@ -43,7 +43,13 @@ describe('launcher', () => {
       });
       child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    // Ready may lag listening by a moment on a loaded machine (first database and Redis round
+    // trips); an orchestrator polls the same way.
+    let ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    for (const deadline = Date.now() + 20_000; ready.status !== 200 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    }
     expect(ready.status).toBe(200);
     const bots = await fetch(`http://127.0.0.1:${port}/api/v1/bots`);
     expect(bots.status).toBe(401);
