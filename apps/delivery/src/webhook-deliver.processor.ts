@@ -121,6 +121,7 @@ async function sendOnce(deps: ProcessorDeps, delivery: DeliveryForAttempt, log: 
   return deliverWebhook(
     {
       deliveryId: delivery.id,
+      organizationId: delivery.organizationId,
       botId: delivery.botId,
       executionId: delivery.executionId,
       url: delivery.url,

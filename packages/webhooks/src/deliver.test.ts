@@ -35,6 +35,7 @@ describe('deliverWebhook', () => {
 
   const base = (url: string): DeliveryRequest => ({
     deliveryId: 'dlv_01HXYZ',
+    organizationId: 'org_1',
     botId: 'bot_1',
     executionId: 'exe_1',
     url,

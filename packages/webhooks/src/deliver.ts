@@ -8,6 +8,8 @@ import { signPayload } from './sign';
 export interface DeliveryRequest {
   /** Sent as `webhook-id`; the same on every retry so receivers can deduplicate. */
   deliveryId: string;
+  /** The bot's organization: JWT tokens are cached per organization and never shared across them. */
+  organizationId: string;
   botId: string;
   executionId: string;
   url: string;
@@ -138,7 +140,7 @@ async function postWithJwt(
   }
   if (!options.tokenCache) throw new TypeError('deliverWebhook needs options.tokenCache for jwt auth');
   const cache = options.tokenCache;
-  const credentials = { loginUrl, username, password };
+  const credentials = { organizationId: request.organizationId, loginUrl, username, password };
   const loginOptions = { allowPrivateNetwork: options.allowPrivateNetwork, timeoutMs: options.timeoutMs };
 
   const token = await cache.getToken(credentials, loginOptions);
@@ -147,7 +149,7 @@ async function postWithJwt(
   if (first.statusCode !== 401) return first;
 
   // The token may have been revoked or expired early: one fresh login, one more try, no loop.
-  cache.invalidate(loginUrl, username, token);
+  cache.invalidate(credentials, token);
   const renewed = await cache.getToken(credentials, loginOptions);
   rememberToken(renewed);
   return post({ authorization: `Bearer ${renewed}` });

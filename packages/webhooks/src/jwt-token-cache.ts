@@ -1,8 +1,11 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { JwtLoginError } from './errors';
 import { httpPost } from './http-post';
 
 export interface JwtCredentials {
+  /** Tokens are never shared across organizations, even for the same login URL and username. */
+  organizationId: string;
   loginUrl: string;
   username: string;
   password: string;
@@ -26,6 +29,8 @@ export interface JwtTokenCacheOptions {
 const TOKEN_FIELDS = ['token', 'access_token', 'accessToken', 'jwt'] as const;
 
 interface CachedToken {
+  /** Which password the token was issued for (a keyed digest, never the password). */
+  passwordDigest: string;
   token: string;
   expiresAt: number;
 }
@@ -54,13 +59,19 @@ function hostOf(url: string): string {
 }
 
 /**
- * Bearer tokens per (loginUrl, username), reused until shortly before their `exp`. One instance
- * is shared by a delivery process; concurrent deliveries for the same account share one login.
+ * Bearer tokens per account (organization, loginUrl, username), each valid only for the password
+ * it was issued for: a token is reused exactly when the same organization presents the same
+ * credentials. A changed password (rotated in the manifest, or simply wrong) replaces the entry
+ * with a fresh login, so no one is ever handed a token their own credentials did not earn.
+ * One instance is shared by a delivery process; concurrent deliveries for the same credentials
+ * share one login.
  */
 export class JwtTokenCache {
   private readonly now: () => number;
   private readonly defaultTtlMs: number;
   private readonly safetyMarginMs: number;
+  /** Per-process key for password digests, so a heap dump holds nothing crackable offline. */
+  private readonly digestKey = randomBytes(32);
   private readonly tokens = new Map<string, CachedToken>();
   private readonly logins = new Map<string, Promise<string>>();
 
@@ -71,28 +82,41 @@ export class JwtTokenCache {
   }
 
   async getToken(credentials: JwtCredentials, options: JwtLoginOptions): Promise<string> {
-    const key = cacheKey(credentials.loginUrl, credentials.username);
-    const cached = this.tokens.get(key);
-    if (cached && cached.expiresAt > this.now()) return cached.token;
+    const account = accountKey(credentials);
+    const passwordDigest = this.digest(credentials.password);
+    const cached = this.tokens.get(account);
+    if (cached && cached.passwordDigest === passwordDigest && cached.expiresAt > this.now()) return cached.token;
+    // Another password's token for this account is of no use to anyone now.
+    if (cached && cached.passwordDigest !== passwordDigest) this.tokens.delete(account);
 
-    const pending = this.logins.get(key);
+    const loginKey = `${account}\n${passwordDigest}`;
+    const pending = this.logins.get(loginKey);
     if (pending) return pending;
-    const login = this.logIn(credentials, options).finally(() => this.logins.delete(key));
-    this.logins.set(key, login);
+    const login = this.logIn(credentials, options, account, passwordDigest).finally(() => this.logins.delete(loginKey));
+    this.logins.set(loginKey, login);
     return login;
   }
 
   /**
-   * Drops the cached token after a 401. With `rejectedToken`, only if it is still the cached one,
-   * so a late 401 for an old token does not throw away a token another delivery just renewed.
+   * Drops the account's cached token after a 401. With `rejectedToken`, only if it is still the
+   * cached one, so a late 401 for an old token does not throw away a token another delivery just renewed.
    */
-  invalidate(loginUrl: string, username: string, rejectedToken?: string): void {
-    const key = cacheKey(loginUrl, username);
-    const cached = this.tokens.get(key);
-    if (cached && (rejectedToken === undefined || cached.token === rejectedToken)) this.tokens.delete(key);
+  invalidate(credentials: Omit<JwtCredentials, 'password'>, rejectedToken?: string): void {
+    const account = accountKey(credentials);
+    const cached = this.tokens.get(account);
+    if (cached && (rejectedToken === undefined || cached.token === rejectedToken)) this.tokens.delete(account);
   }
 
-  private async logIn(credentials: JwtCredentials, options: JwtLoginOptions): Promise<string> {
+  /** Number of cached tokens (for tests and metrics). */
+  get size(): number {
+    return this.tokens.size;
+  }
+
+  private digest(password: string): string {
+    return createHmac('sha256', this.digestKey).update(password, 'utf8').digest('base64url');
+  }
+
+  private async logIn(credentials: JwtCredentials, options: JwtLoginOptions, account: string, passwordDigest: string): Promise<string> {
     const host = hostOf(credentials.loginUrl);
     let reply;
     try {
@@ -118,7 +142,7 @@ export class JwtTokenCache {
         reply.statusCode,
       );
     }
-    this.tokens.set(cacheKey(credentials.loginUrl, credentials.username), { token, expiresAt: this.expiryOf(token) });
+    this.tokens.set(account, { passwordDigest, token, expiresAt: this.expiryOf(token) });
     return token;
   }
 
@@ -131,6 +155,6 @@ export class JwtTokenCache {
 }
 
 // JSON keeps ("a|b", "c") and ("a", "b|c") apart, which a plain separator would not.
-function cacheKey(loginUrl: string, username: string): string {
-  return JSON.stringify([loginUrl, username]);
+function accountKey({ organizationId, loginUrl, username }: Omit<JwtCredentials, 'password'>): string {
+  return JSON.stringify([organizationId, loginUrl, username]);
 }

@@ -44,6 +44,8 @@ export async function createDeliveryForCompletedExecution(db: Db, input: Complet
 /** A delivery with what one attempt needs. Secrets stay sealed; the caller opens them. */
 export interface DeliveryForAttempt {
   id: string;
+  /** The bot's organization: credentials and tokens are never shared across organizations. */
+  organizationId: string;
   executionId: string;
   botId: string;
   status: 'pending' | 'succeeded' | 'failed';
@@ -60,11 +62,12 @@ export interface DeliveryForAttempt {
 }
 
 export async function findDeliveryForAttempt(db: Db, deliveryId: string): Promise<DeliveryForAttempt | null> {
-  const row = await db.webhookDelivery.findUnique({ where: { id: deliveryId } });
+  const row = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { bot: { select: { organizationId: true } } } });
   if (!row) return null;
   const manifest = await loadManifest(db, row.botId);
   return {
     id: row.id,
+    organizationId: row.bot.organizationId,
     executionId: row.executionId,
     botId: row.botId,
     status: row.status,
