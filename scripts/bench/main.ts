@@ -3,7 +3,7 @@
 // `npm start` runs its roles: the API, a worker, the fixture site and the bare-Playwright browser.
 import { createLogger, createSecretBox } from '@botfleet/core';
 import { createApiKey, createDatabaseIfMissing, createPrismaClient, ensureOrganization, findMigrationsDir, migrate } from '@botfleet/db';
-import { startApiRole } from '@botfleet/launcher/src/start-api-role';
+import { startApi } from '@botfleet/api';
 import { createQueues, createRedisConnection } from '@botfleet/queue';
 import { createBrowserHost, resolveChromiumPath } from '@botfleet/runner';
 import { startWorker } from '@botfleet/worker';
@@ -72,12 +72,13 @@ async function main(): Promise<void> {
 
     const secretBox = createSecretBox(randomBytes(32));
     const common = { db, redisUrl: config.redisUrl, queuePrefix: config.queuePrefix, logger };
-    const api = await startApiRole({
+    const api = await startApi({
       ...common,
       secretBox,
       port: 0,
       settings: {
         bodyLimitBytes: 1024 * 1024,
+        requestTimeoutMs: 30_000,
         publicBaseUrl: 'http://127.0.0.1',
         minScheduleIntervalSeconds: 60,
         screenshotUrlTtlSeconds: 3600,

@@ -66,7 +66,7 @@ export function createApp(deps: ApiDeps): Express {
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openApi);
   });
-  app.use(jsonBody(deps.settings.bodyLimitBytes));
+  app.use(jsonBody({ limitBytes: deps.settings.bodyLimitBytes, timeoutMs: deps.settings.requestTimeoutMs }));
   app.use(API_PREFIX, mountRoutes(routes, authenticator.authenticate, createRateLimiter({
     redis: deps.redis,
     prefix: deps.queues.prefix,

@@ -14,6 +14,8 @@ export interface ApiDeps {
 
 export interface ApiSettings {
   bodyLimitBytes: number;
+  /** Time a client has to send a whole request; a slower body is cut off with 408. */
+  requestTimeoutMs: number;
   /** Absolute base for URLs the API hands out (signed screenshot URLs, Location headers). */
   publicBaseUrl: string;
   minScheduleIntervalSeconds: number;

@@ -1,2 +1,3 @@
 export * from './app';
 export * from './deps';
+export * from './start-api';

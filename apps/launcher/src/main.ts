@@ -1,3 +1,4 @@
+import { startApi } from '@botfleet/api';
 import { createLogger, createSecretBox, type Role } from '@botfleet/core';
 import { createPrismaClient } from '@botfleet/db';
 import { startDelivery } from '@botfleet/delivery';
@@ -9,7 +10,6 @@ import { loadEnv } from './env';
 import { prepareDatabase } from './prepare-database';
 import { resolveSecretsKey } from './secrets-key';
 import { createShutdown } from './shutdown';
-import { startApiRole } from './start-api-role';
 
 /** Starts the roles named in ROLES (all by default) in this process. */
 async function main(): Promise<void> {
@@ -31,6 +31,12 @@ async function main(): Promise<void> {
   const secretsKey = resolveSecretsKey(env.SECRETS_KEY, resolve(env.DATA_DIR), logger);
   const secretBox = createSecretBox(secretsKey);
   const common = { db, redisUrl: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX, logger };
+  logger.info(
+    { allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK, nodeEnv: env.NODE_ENV },
+    env.ALLOW_PRIVATE_NETWORK
+      ? 'private network OPEN: webhooks, logins and bots may reach loopback and private addresses (set ALLOW_PRIVATE_NETWORK=false in production)'
+      : 'private network closed: webhooks, logins and bots reach public addresses only',
+  );
 
   if (roles.has('worker')) {
     const worker = await startWorker({
@@ -40,6 +46,9 @@ async function main(): Promise<void> {
       proxyUrls: env.PROXY_URLS,
       defaultTimeoutSeconds: env.DEFAULT_TIMEOUT_SECONDS,
       allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
+      lockDurationMs: env.EXECUTION_LOCK_SECONDS * 1000,
+      stalledIntervalMs: env.STALLED_CHECK_SECONDS * 1000,
+      sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
     });
     shutdown.register('worker', () => worker.stop());
   }
@@ -62,12 +71,13 @@ async function main(): Promise<void> {
   }
 
   if (roles.has('api')) {
-    const api = await startApiRole({
+    const api = await startApi({
       ...common,
       secretBox,
       port: env.PORT,
       settings: {
         bodyLimitBytes: env.BODY_LIMIT_BYTES,
+        requestTimeoutMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
         publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
         minScheduleIntervalSeconds: env.MIN_SCHEDULE_INTERVAL_SECONDS,
         screenshotUrlTtlSeconds: env.SCREENSHOT_URL_TTL_SECONDS,

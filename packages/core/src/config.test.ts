@@ -11,7 +11,18 @@ describe('parseEnv', () => {
       WEBHOOK_RETRY_DELAYS_MS: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       DEFAULT_TIMEOUT_SECONDS: 60,
       PROXY_URLS: [],
+      REQUEST_TIMEOUT_SECONDS: 30,
+      EXECUTION_LOCK_SECONDS: 30,
+      STALLED_CHECK_SECONDS: 30,
+      SWEEP_INTERVAL_SECONDS: 30,
     });
+  });
+
+  it('closes the private network in production unless told otherwise', () => {
+    expect(parseEnv({ NODE_ENV: 'production' }).ALLOW_PRIVATE_NETWORK).toBe(false);
+    expect(parseEnv({ NODE_ENV: 'production', ALLOW_PRIVATE_NETWORK: 'true' }).ALLOW_PRIVATE_NETWORK).toBe(true);
+    expect(parseEnv({ NODE_ENV: 'development' }).ALLOW_PRIVATE_NETWORK).toBe(true);
+    expect(parseEnv({ NODE_ENV: 'test', ALLOW_PRIVATE_NETWORK: 'false' }).ALLOW_PRIVATE_NETWORK).toBe(false);
   });
 
   it('parses lists, booleans and numbers', () => {
@@ -38,6 +49,8 @@ describe('parseEnv', () => {
     ['ALLOW_PRIVATE_NETWORK', 'maybe'],
     ['WEBHOOK_RETRY_DELAYS_MS', '5s,10s'],
     ['WORKER_CONCURRENCY', '0'],
+    ['REQUEST_TIMEOUT_SECONDS', '0'],
+    ['EXECUTION_LOCK_SECONDS', '1'],
   ])('names %s when its value is bad', (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(ConfigError);
     try {

@@ -12,6 +12,7 @@ const booleanFromEnv = z
 const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
 
 const EnvSchema = z.object({
+  NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/botfleet'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
@@ -27,7 +28,8 @@ const EnvSchema = z.object({
     .string()
     .refine((v) => decodeKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64')
     .optional(),
-  ALLOW_PRIVATE_NETWORK: booleanFromEnv.default(true),
+  // Unset means: closed in production, open elsewhere (local receivers and test pages).
+  ALLOW_PRIVATE_NETWORK: booleanFromEnv.optional(),
   MIN_SCHEDULE_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(60),
   WEBHOOK_RETRY_DELAYS_MS: commaList
     .pipe(z.array(z.string().regex(/^\d+$/, 'must be whole milliseconds').transform(Number)))
@@ -35,6 +37,10 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  EXECUTION_LOCK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
+  STALLED_CHECK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
+  SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   SCREENSHOT_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('botfleet'),
@@ -42,7 +48,12 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-export type Env = z.infer<typeof EnvSchema>;
+const ResolvedEnvSchema = EnvSchema.transform((env) => ({
+  ...env,
+  ALLOW_PRIVATE_NETWORK: env.ALLOW_PRIVATE_NETWORK ?? env.NODE_ENV !== 'production',
+}));
+
+export type Env = z.infer<typeof ResolvedEnvSchema>;
 
 /** 32-byte key from 64 hex chars or base64; null when it is neither. */
 export function decodeKey(value: string): Buffer | null {
@@ -62,7 +73,7 @@ export class ConfigError extends Error {
 export function parseEnv(env: Record<string, string | undefined>): Env {
   // Empty strings mean "unset", as in most .env tooling.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const result = EnvSchema.safeParse(present);
+  const result = ResolvedEnvSchema.safeParse(present);
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((i) => `${String(i.path[0] ?? '?')}: ${i.message}`));
   }

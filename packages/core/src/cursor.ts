@@ -1,4 +1,4 @@
-import { AppError } from './errors';
+import { isAnyId } from './ids';
 
 /** Position after the last item of a page, for keyset pagination ordered by (createdAt, id) desc. */
 export interface KeysetCursor {
@@ -6,23 +6,30 @@ export interface KeysetCursor {
   id: string;
 }
 
+/** The latest instant a JavaScript Date (and so a PostgreSQL timestamp bound through Prisma) holds. */
+const MAX_DATE_MS = 8.64e15;
+const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/;
+
 export function encodeCursor(cursor: KeysetCursor): string {
   return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
 }
 
-/** Decodes a cursor from a query string; anything malformed is a 400 naming `cursor`. */
-export function decodeCursor(value: string): KeysetCursor {
-  const invalid = () => new AppError('validation_error', 'Invalid cursor', [{ path: 'cursor', message: 'is not a cursor returned by this API' }]);
+/**
+ * Decodes a cursor from a query string, or returns null when it is not one this API could have
+ * issued: wrong alphabet, not the [createdAt, id] pair, an id of another shape, a date out of range.
+ * Everything that passes is safe to bind into SQL.
+ */
+export function parseCursor(value: string): KeysetCursor | null {
+  if (!BASE64URL.test(value)) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
   } catch {
-    throw invalid();
+    return null;
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid();
+  if (!Array.isArray(parsed) || parsed.length !== 2) return null;
   const [createdAt, id] = parsed as unknown[];
-  if (typeof createdAt !== 'number' || !Number.isSafeInteger(createdAt) || typeof id !== 'string' || id.length > 100) {
-    throw invalid();
-  }
+  if (typeof createdAt !== 'number' || !Number.isSafeInteger(createdAt) || createdAt < 0 || createdAt > MAX_DATE_MS) return null;
+  if (typeof id !== 'string' || !isAnyId(id)) return null;
   return { createdAt, id };
 }

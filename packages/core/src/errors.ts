@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   unknown_parameter: 400,
   /** A trigger param of the wrong type, or a required one missing. */
   invalid_parameter: 400,
+  /** A request malformed below the level of fields (e.g. a body that fails to decompress). */
+  bad_request: 400,
   /** No, malformed, unknown or revoked API key. */
   unauthorized: 401,
   /** The key lacks the permission. */
@@ -16,9 +18,13 @@ export const ERROR_STATUS = {
   not_found: 404,
   /** The request conflicts with the resource's state (e.g. triggering a paused bot). */
   conflict: 409,
+  /** The client took too long to send its headers or body. */
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** The request line and headers exceed the server's limit (16 KiB). */
+  request_header_too_large: 431,
   internal_error: 500,
   /** A dependency (database, Redis) is down. */
   unavailable: 503,

@@ -22,3 +22,19 @@ export function newId(prefix: string): string {
   for (let i = 0; i < 16; i++) tail += ALPHABET[random[i]! % 32];
   return `${prefix}_${encodeTime(Date.now())}${tail}`;
 }
+
+const ID_TAIL = '[0-9a-hjkmnp-tv-z]{26}';
+const ANY_ID = new RegExp(`^[a-z]{3}_${ID_TAIL}$`);
+
+/**
+ * Whether a string has the shape newId gives (`prefix_` + 26 base32 characters). A value that
+ * does not can name nothing, so callers answer "not found" without asking the database.
+ */
+export function isIdOf(prefix: string, value: string): boolean {
+  return value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && ANY_ID.test(value);
+}
+
+/** Whether a string has the shape of any id newId gives. */
+export function isAnyId(value: string): boolean {
+  return ANY_ID.test(value);
+}

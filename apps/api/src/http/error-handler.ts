@@ -2,8 +2,11 @@ import { AppError, type ErrorCode, type Logger } from '@botfleet/core';
 import type { NextFunction, Request, Response } from 'express';
 
 interface HttpLikeError {
+  name?: string;
   type?: string;
   status?: number;
+  statusCode?: number;
+  expose?: boolean;
   code?: string;
   message?: string;
 }
@@ -22,6 +25,29 @@ function fromBodyParser(err: HttpLikeError): AppError | null {
     default:
       return null;
   }
+}
+
+/** The code for an error status that Express or a library attached (http-errors convention). */
+const CODE_FOR_STATUS: Partial<Record<number, ErrorCode>> = {
+  404: 'not_found',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+/**
+ * Any error that carries a 4xx status is the client's fault and gets an envelope, whatever threw
+ * it: a malformed percent-escape in the path (Express's URIError), a body that fails to inflate.
+ * Only http-errors' exposable messages are passed on; others could describe internals.
+ */
+function fromClientErrorStatus(err: HttpLikeError): AppError | null {
+  const status = err.status ?? err.statusCode;
+  if (typeof status !== 'number' || status < 400 || status > 499) return null;
+  if (err.name === 'URIError') {
+    return new AppError('validation_error', 'The path has a malformed percent-escape', [{ path: '(path)', message: 'is not valid percent-encoding', in: 'path' }]);
+  }
+  const message = err.expose === true && typeof err.message === 'string' ? err.message : 'Malformed request';
+  return new AppError(CODE_FOR_STATUS[status] ?? 'bad_request', message);
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'P1001', 'P1017', 'P2024']);
@@ -45,6 +71,8 @@ function toAppError(err: unknown): AppError | null {
   const httpish = err as HttpLikeError;
   const mapped = fromBodyParser(httpish);
   if (mapped) return mapped;
+  const clientError = fromClientErrorStatus(httpish ?? {});
+  if (clientError) return clientError;
   if (httpish?.code === 'P2025') return new AppError('not_found', 'Resource not found');
   if (httpish?.code === 'P2002') return new AppError('conflict', 'Resource already exists');
   if (isDependencyDown(err)) return new AppError('unavailable', 'A backing service is unavailable; retry shortly');

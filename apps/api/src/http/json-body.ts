@@ -24,12 +24,13 @@ function hasBody(req: Request): boolean {
 }
 
 /**
- * JSON-only request bodies with a size limit. The text is parsed here (not by body-parser) so
- * hostile keys are refused before any code sees them, and every failure maps to the contract:
- * 415 for another content type, 400 invalid_json, 413 over the limit.
+ * JSON-only request bodies with a size limit and a deadline. The text is parsed here (not by
+ * body-parser) so hostile keys are refused before any code sees them, and every failure maps to
+ * the contract: 415 for another content type, 400 invalid_json, 413 over the limit, 408 when the
+ * body has not arrived within `timeoutMs` (a slow-loris holds nothing for long).
  */
-export function jsonBody(limitBytes: number) {
-  const readText = express.text({ type: () => true, limit: limitBytes });
+export function jsonBody(options: { limitBytes: number; timeoutMs: number }) {
+  const readText = express.text({ type: () => true, limit: options.limitBytes });
 
   return function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
     if (!['POST', 'PUT', 'PATCH'].includes(req.method) || !hasBody(req)) {
@@ -41,7 +42,21 @@ export function jsonBody(limitBytes: number) {
       next(new AppError('unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json)'));
       return;
     }
+    let settled = false;
+    // Counted from here, when the headers are in (the server's headersTimeout bounds those).
+    const deadline = setTimeout(() => {
+      settled = true;
+      req.unpipe();
+      req.pause();
+      // The rest of the body may never come: answer, then drop the connection rather than reuse it.
+      res.setHeader('Connection', 'close');
+      res.once('finish', () => req.socket.destroy());
+      next(new AppError('request_timeout', `The request body did not arrive within ${Math.round(options.timeoutMs / 1000)} s`));
+    }, options.timeoutMs);
     readText(req, res, (err?: unknown) => {
+      clearTimeout(deadline);
+      if (settled) return;
+      settled = true;
       if (err) {
         next(err);
         return;
@@ -50,6 +65,7 @@ export function jsonBody(limitBytes: number) {
       try {
         req.body = text.trim() === '' ? undefined : JSON.parse(text, (key, value: unknown) => {
           if (FORBIDDEN_KEYS.has(key)) throw new ForbiddenKeyError(key, 'is not allowed');
+          if (key.includes('\u0000')) throw new ForbiddenKeyError(key.replaceAll('\u0000', '\\u0000'), 'must not contain NUL characters');
           // PostgreSQL cannot store NUL in text or jsonb; refuse it here rather than fail later.
           if (typeof value === 'string' && value.includes('\u0000')) throw new ForbiddenKeyError(key || '(root)', 'must not contain NUL characters');
           return value;

@@ -1,6 +1,6 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Authenticate } from './authenticate';
-import { parseInput } from './parse-input';
+import { parseInput, parsePath } from './parse-input';
 import type { AuthContext, Route } from './route';
 
 const PUBLIC: AuthContext = { keyId: '', organizationId: '', permission: 'read' };
@@ -14,9 +14,11 @@ export function mountRoutes(routes: Route[], authenticate: Authenticate, checkRa
         // Order matters: who you are (401/403) before what you sent (400) before what exists (404).
         const auth = def.permission ? await authenticate(req, def.permission) : PUBLIC;
         if (def.permission) await checkRateLimit(auth.keyId);
-        const params = def.params ? parseInput(def.params, req.params, 'path') : undefined;
+        const path = def.params ? parsePath(def.params, req.params) : { params: undefined, notFound: null };
         const query = def.query ? parseInput(def.query, req.query, 'query') : undefined;
         const body = def.body ? parseInput(def.body, req.body === undefined ? {} : req.body, 'body') : undefined;
+        if (path.notFound) throw path.notFound;
+        const params = path.params;
         const result = await handler({ auth, params, query, body, req, res });
         if (result.handled) return;
         for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);

@@ -1,9 +1,27 @@
+import { AppError } from '@botfleet/core';
 import type { z } from 'zod';
 import { toValidationIssues, validationError } from './validation-issues';
+
+/** Marks a zod issue as "this value can name nothing": the request answers 404, not 400. */
+export const CANNOT_EXIST = 'cannotExist';
 
 /** Parses one part of a request (path, query, body); failures are a 400 naming each field. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: 'path' | 'query' | 'body'): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw validationError(toValidationIssues(result.error), where);
+}
+
+/**
+ * Parses path parameters. When every problem is an id that cannot exist, returns the 404 to
+ * answer once the rest of the request has been checked (who you are, then what you sent, then
+ * what exists), instead of throwing a 400.
+ */
+export function parsePath<S extends z.ZodType>(schema: S, value: unknown): { params: z.output<S>; notFound: null } | { params: null; notFound: AppError } {
+  const result = schema.safeParse(value);
+  if (result.success) return { params: result.data, notFound: null };
+  const issues = result.error.issues;
+  const cannotExist = issues.every((issue) => issue.code === 'custom' && (issue.params as Record<string, unknown> | undefined)?.[CANNOT_EXIST] === true);
+  if (cannotExist) return { params: null, notFound: new AppError('not_found', issues[0]!.message) };
+  throw validationError(toValidationIssues(result.error), 'path');
 }

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { createArtifactUrlSigner } from '../services/artifact-url';
+import { ArtifactParams } from './path-params';
 
-const ArtifactParams = z.strictObject({ artifactId: z.string().min(1).max(100) });
 const SignatureQuery = z.strictObject({
   expires: z.coerce.number().int().min(0),
   signature: z.string().min(1).max(200),

@@ -2,7 +2,6 @@ import {
   BotDetailSchema,
   BotSummarySchema,
   CreateBotSchema,
-  decodeCursor,
   notFound,
   pageOf,
   PaginationQuerySchema,
@@ -30,7 +29,7 @@ export function botRoutes({ db }: ApiDeps): Route[] {
       async ({ auth, query }) => {
         const page = await listBots(db, auth.organizationId, {
           limit: query.limit,
-          cursor: query.cursor ? decodeCursor(query.cursor) : undefined,
+          cursor: query.cursor,
         });
         return { status: 200, body: { data: page.items.map(toBotSummary), nextCursor: page.nextCursor } };
       },

@@ -1,6 +1,5 @@
 import {
   AppError,
-  decodeCursor,
   ExecutionSchema,
   notFound,
   pageOf,
@@ -80,7 +79,7 @@ export function executionRoutes(deps: ApiDeps): Route[] {
       },
       async ({ auth, params, query }) => {
         await requireBot(db, auth.organizationId, params.botId);
-        const page = await listExecutions(db, params.botId, { limit: query.limit, cursor: query.cursor ? decodeCursor(query.cursor) : undefined });
+        const page = await listExecutions(db, params.botId, { limit: query.limit, cursor: query.cursor });
         const now = Date.now();
         return { status: 200, body: { data: page.items.map((e) => toExecutionView(e, now)), nextCursor: page.nextCursor } };
       },

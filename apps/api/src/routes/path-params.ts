@@ -1,8 +1,19 @@
+import { isIdOf } from '@botfleet/core';
 import { z } from 'zod';
+import { CANNOT_EXIST } from '../http/parse-input';
 
-// Ids are opaque: any short string is accepted and simply not found when it names nothing.
-const Id = z.string().min(1).max(100);
+/**
+ * A resource id in a path. One without the shape newId gives names nothing, so it is refused as
+ * "cannot exist" (a 404 once auth and body have been checked) and never reaches the database.
+ */
+export function resourceId(prefix: string, resource: string) {
+  return z
+    .string()
+    .refine((value) => isIdOf(prefix, value), { message: `${resource} not found`, params: { [CANNOT_EXIST]: true } })
+    .describe(`${resource} id (${prefix}_…)`);
+}
 
-export const BotParams = z.strictObject({ botId: Id });
-export const ExecutionParams = z.strictObject({ executionId: Id });
-export const ApiKeyParams = z.strictObject({ keyId: Id });
+export const BotParams = z.strictObject({ botId: resourceId('bot', 'Bot') });
+export const ExecutionParams = z.strictObject({ executionId: resourceId('exe', 'Execution') });
+export const ApiKeyParams = z.strictObject({ keyId: resourceId('key', 'API key') });
+export const ArtifactParams = z.strictObject({ artifactId: resourceId('art', 'Artifact') });

@@ -6,9 +6,9 @@ import { defineRoute, type Route } from '../http/route';
 import { validationError } from '../http/validation-issues';
 import { requireBot } from '../services/find-bot';
 import { toScriptView } from '../views/script.view';
-import { BotParams } from './path-params';
+import { BotParams, resourceId } from './path-params';
 
-const ScriptParams = BotParams.extend({ scriptId: z.string().min(1).max(100) });
+const ScriptParams = BotParams.extend({ scriptId: resourceId('scr', 'Script') });
 
 /** The module form the sandbox runs; anything else would only fail later, at run time. */
 function checkModuleForm(source: string | undefined): void {

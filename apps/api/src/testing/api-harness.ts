@@ -6,6 +6,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../app';
 import type { ApiDeps, ApiSettings } from '../deps';
+import { startApi } from '../start-api';
 
 export interface TestOrg {
   id: string;
@@ -22,6 +23,8 @@ export interface ApiHarness {
   newOrg(): Promise<TestOrg>;
   /** Creates a bot through the API (write key) and returns its id. */
   newBot(org: TestOrg, fields?: Record<string, unknown>): Promise<string>;
+  /** The API on a real HTTP server (port 0), as startApi runs it; stopped by close(). */
+  listen(overrides?: Partial<ApiSettings>): Promise<{ port: number }>;
   close(): Promise<void>;
 }
 
@@ -45,6 +48,7 @@ export async function createApiHarness(
     secretBox: createSecretBox(randomBytes(32)),
     settings: {
       bodyLimitBytes: 1024 * 1024,
+      requestTimeoutMs: 30_000,
       publicBaseUrl: 'http://botfleet.test',
       minScheduleIntervalSeconds: 60,
       screenshotUrlTtlSeconds: 3600,
@@ -54,6 +58,7 @@ export async function createApiHarness(
     },
   };
   const app = createApp(deps);
+  const servers: { stop(): Promise<void> }[] = [];
   return {
     app,
     deps,
@@ -72,7 +77,21 @@ export async function createApiHarness(
       if (res.status !== 201) throw new Error(`creating a bot failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body.id as string;
     },
+    async listen(overrides = {}) {
+      const api = await startApi({
+        db,
+        redisUrl: options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        queuePrefix: queues.prefix,
+        logger: deps.logger,
+        secretBox: deps.secretBox,
+        port: 0,
+        settings: { ...deps.settings, ...overrides },
+      });
+      servers.push(api);
+      return { port: api.port };
+    },
     async close() {
+      await Promise.all(servers.map((server) => server.stop()));
       await queues.close();
       redis.disconnect();
       await db.$disconnect();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseCursor } from '../cursor';
 
 /** An absolute http(s) URL. */
 export const HttpUrlSchema = z
@@ -24,9 +25,21 @@ export const IdentifierSchema = z
   // These names would reach Object.prototype when used as keys of the extracted data.
   .refine((name) => !RESERVED_NAMES.has(name), 'is a reserved name');
 
+/** A `cursor` query parameter, decoded at the edge so nothing unchecked reaches SQL. */
+export const CursorSchema = z
+  .string()
+  .max(200)
+  .transform((value, ctx) => {
+    const cursor = parseCursor(value);
+    if (cursor) return cursor;
+    ctx.addIssue({ code: 'custom', message: 'is not a cursor returned by this API' });
+    return z.NEVER;
+  })
+  .describe('nextCursor from the previous page');
+
 export const PaginationQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(200).optional(),
+  cursor: CursorSchema.optional(),
 });
 export type PaginationQuery = z.infer<typeof PaginationQuerySchema>;
 

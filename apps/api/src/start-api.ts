@@ -1,0 +1,57 @@
+import type { Logger, SecretBox } from '@botfleet/core';
+import type { PrismaClient } from '@botfleet/db';
+import { createQueues, createRedisConnection } from '@botfleet/queue';
+import { createServer, type Server } from 'node:http';
+import { createApp } from './app';
+import type { ApiSettings } from './deps';
+import { answerClientError } from './http/client-error';
+
+/** Headers must be complete within this; a client trickling them in is cut off with 408. */
+const HEADERS_TIMEOUT_MS = 10_000;
+
+/**
+ * The API role: an HTTP server on `port`, resolving once it listens. The server bounds how long a
+ * client may take (headers, whole request, idle keep-alive) so slow clients cannot pin sockets.
+ */
+export async function startApi(options: {
+  db: PrismaClient;
+  redisUrl: string;
+  queuePrefix: string;
+  logger: Logger;
+  secretBox: SecretBox;
+  port: number;
+  settings: ApiSettings;
+}) {
+  const redis = createRedisConnection(options.redisUrl, 'producer');
+  redis.on('error', (err) => options.logger.warn({ err: err.message }, 'redis (api) connection error'));
+  const queues = createQueues(redis, options.queuePrefix);
+  const app = createApp({ db: options.db, redis, queues, logger: options.logger, secretBox: options.secretBox, settings: options.settings });
+  const { requestTimeoutMs } = options.settings;
+  const server: Server = createServer(
+    {
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs),
+      // A backstop past the body deadline (which answers 408 with the envelope itself).
+      requestTimeout: requestTimeoutMs + 5_000,
+      keepAliveTimeout: 5_000,
+      // How often Node checks the two limits above (default 30 s would let them overrun).
+      connectionsCheckingInterval: 1_000,
+    },
+    app,
+  );
+  server.on('clientError', answerClientError);
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(options.port, () => ready());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    port,
+    server,
+    async stop() {
+      await new Promise<void>((done) => server.close(() => done()));
+      await queues.close();
+      redis.disconnect();
+    },
+  };
+}
