@@ -1,7 +1,16 @@
 import { settlesWithin, type Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import { createQueues, createRedisConnection } from '@botfleet/queue';
-import { createBrowserHost, createEgressGuard, createProxyPool, loadAdBlocker, resolveChromiumPath, type AdBlocker } from '@botfleet/runner';
+import {
+  createBrowserHost,
+  createEgressGuard,
+  createProxyPool,
+  loadAdBlocker,
+  removeOrphanedProfiles,
+  resolveChromiumPath,
+  startEgressProxy,
+  type AdBlocker,
+} from '@botfleet/runner';
 import { Worker } from 'bullmq';
 import { listenForCancellations } from './cancellations';
 import { createExecutionProcessor, failAbandonedExecution } from './execution-processor';
@@ -41,7 +50,16 @@ export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
   const connection = createRedisConnection(options.redisUrl, 'worker');
   connection.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createQueues(connection, options.queuePrefix);
-  const browserHost = createBrowserHost({ executablePath: resolveChromiumPath({ explicitPath: options.chromiumPath }), extraArgs: options.extraBrowserArgs, logger: log });
+  // Private network closed: the browser goes through a proxy that checks each address it
+  // connects to, and pages also get a per-request check that names what it blocked in the logs.
+  const closed = options.allowPrivateNetwork === false;
+  const egressProxy = closed ? await startEgressProxy() : null;
+  const browserHost = createBrowserHost({
+    executablePath: resolveChromiumPath({ explicitPath: options.chromiumPath }),
+    extraArgs: options.extraBrowserArgs,
+    egressProxyUrl: egressProxy?.url,
+    logger: log,
+  });
   const cancellations = await listenForCancellations(options.redisUrl, options.queuePrefix, log);
 
   const processor = createExecutionProcessor({
@@ -51,7 +69,7 @@ export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
     browserHost,
     proxyPool: createProxyPool(options.proxyUrls),
     adBlocker: options.adBlocker ?? loadAdBlocker(),
-    egressGuard: options.allowPrivateNetwork === false ? createEgressGuard() : undefined,
+    egressGuard: closed ? createEgressGuard() : undefined,
     cancellations,
     defaultTimeoutSeconds: options.defaultTimeoutSeconds,
   });
@@ -76,6 +94,10 @@ export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
     );
   const sweeper = setInterval(sweep, options.sweepIntervalMs ?? 30_000);
   void sweep();
+  // Profiles of browsers that died with an earlier, killed worker; ours is launched after this.
+  removeOrphanedProfiles()
+    .then((removed) => removed > 0 && log.info({ removed }, 'removed Chromium profiles left by killed workers'))
+    .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not clean up old Chromium profiles'));
   // Warm the browser so the first execution does not pay for the launch.
   browserHost.getBrowser().catch((err: unknown) => log.error({ err: (err as Error).message }, 'Chromium failed to launch'));
   log.info({ concurrency: options.concurrency }, 'worker started');
@@ -92,6 +114,7 @@ export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
       }
       await settlesWithin(worker.close(true), 5_000);
       await browserHost.close();
+      await egressProxy?.close();
       await cancellations.close();
       await queues.close();
       connection.disconnect();

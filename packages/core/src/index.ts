@@ -18,3 +18,4 @@ export * from './cursor';
 export * from './api-key-token';
 export * from './time-limit';
 export * from './public-address';
+export * from './guarded-lookup';

@@ -12,9 +12,13 @@ export interface Queues {
 /** One BullMQ Queue per queue name, sharing a connection. `prefix` isolates deployments and tests. */
 export function createQueues(connection: IORedis, prefix: string): Queues {
   const cache = new Map<QueueName, Queue>();
+  let closed = false;
   return {
     prefix,
     get(name) {
+      // After close, a late caller (an attempt that outlived its role's shutdown) must fail, not
+      // quietly open a fresh Redis connection that nothing will ever close.
+      if (closed) throw new Error(`the ${name} queue is closed (the role is shutting down)`);
       let queue = cache.get(name);
       if (!queue) {
         queue = new Queue(name, { connection, prefix });
@@ -25,6 +29,7 @@ export function createQueues(connection: IORedis, prefix: string): Queues {
       return queue;
     },
     async close() {
+      closed = true;
       await Promise.all([...cache.values()].map((q) => q.close()));
       cache.clear();
     },

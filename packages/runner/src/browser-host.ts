@@ -13,9 +13,17 @@ export const BASE_CHROMIUM_ARGS: readonly string[] = [
 
 const CLOSE_TIMEOUT_MS = 10_000;
 
+/**
+ * With an egress proxy, nothing may leave around it: loopback is proxied too (Chromium bypasses
+ * it by default), WebRTC may not send UDP outside the proxy, and QUIC (UDP) is off.
+ */
+const EGRESS_PROXY_ARGS: readonly string[] = ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--disable-quic'];
+
 export interface BrowserHostOptions {
   executablePath: string;
   extraArgs?: readonly string[];
+  /** Every context's traffic goes through this proxy unless the context names its own. */
+  egressProxyUrl?: string;
   logger?: RunnerLogger;
   /** Launch timeout; Playwright's default (3 min) is far too patient for a worker. */
   launchTimeoutMs?: number;
@@ -34,7 +42,7 @@ export interface BrowserHost {
  */
 export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
   const logger = options.logger ?? silentLogger;
-  const args = [...BASE_CHROMIUM_ARGS, ...(options.extraArgs ?? [])];
+  const args = [...BASE_CHROMIUM_ARGS, ...(options.egressProxyUrl ? EGRESS_PROXY_ARGS : []), ...(options.extraArgs ?? [])];
   let browser: Browser | null = null;
   let launching: Promise<Browser> | null = null;
   let closed = false;
@@ -45,6 +53,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       executablePath: options.executablePath,
       headless: true,
       args,
+      ...(options.egressProxyUrl ? { proxy: { server: options.egressProxyUrl, bypass: '<-loopback>' } } : {}),
       timeout: options.launchTimeoutMs ?? 30_000,
       // The app's shutdown registry closes the browser after in-flight runs finish; Playwright's
       // own signal handlers would kill it first. Playwright still kills it when Node exits.

@@ -7,6 +7,8 @@ export * from './context-options';
 export * from './proxy-pool';
 export * from './ad-blocker';
 export * from './egress-guard';
+export * from './egress-proxy';
+export * from './orphaned-profiles';
 export { extractValue, type ExtractSpec, type ExtractedValue } from './extract';
 export { describeStep, NAVIGATION_WAIT_UNTIL } from './step-actions';
 export * from './step-interpreter';

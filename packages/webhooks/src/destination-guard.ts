@@ -1,6 +1,5 @@
-import dns from 'node:dns';
 import net from 'node:net';
-import { isPublicAddress } from '@botfleet/core';
+import { createGuardedLookup as createCoreGuardedLookup, isPublicAddress } from '@botfleet/core';
 import { DestinationRefusedError } from './errors';
 
 export { isPublicAddress };
@@ -19,27 +18,7 @@ export function assertLiteralHostAllowed(host: string, policy: DestinationPolicy
   if (net.isIP(bare) !== 0 && !isPublicAddress(bare)) throw new DestinationRefusedError(bare, bare);
 }
 
-/**
- * A `lookup` for http.request/net.connect that resolves and checks in the same step the socket
- * connects with, so a DNS answer that changes between a check and the connect (rebinding) cannot
- * slip a private address through. A name with any non-public address is refused outright rather
- * than filtered: mixing public and private answers is itself a sign of trouble.
- */
+/** The guarded lookup (connect-time check) whose refusals are DestinationRefusedErrors. */
 export function createGuardedLookup(): net.LookupFunction {
-  return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-      if (refused) return callback(new DestinationRefusedError(hostname, refused.address), []);
-      const first = addresses[0];
-      if (!first) {
-        const empty: NodeJS.ErrnoException = new Error(`no address found for ${hostname}`);
-        empty.code = 'ENOTFOUND';
-        return callback(empty, []);
-      }
-      // net asks for every address when autoSelectFamily (happy eyeballs) is on, one otherwise.
-      if (options.all) return callback(null, addresses);
-      return callback(null, first.address, first.family);
-    });
-  };
+  return createCoreGuardedLookup({ refuse: (hostname, address) => new DestinationRefusedError(hostname, address) });
 }
