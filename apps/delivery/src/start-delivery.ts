@@ -1,6 +1,6 @@
-import { settlesWithin, type Logger, type SecretBox } from '@botfleet/core';
+import type { Logger, SecretBox } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
-import { createQueues, createRedisConnection } from '@botfleet/queue';
+import { createQueues, createRedisConnection, stopWorker } from '@botfleet/queue';
 import { JwtTokenCache } from '@botfleet/webhooks';
 import { Worker } from 'bullmq';
 import { startLostJobSweeper } from './lost-job-sweeper';
@@ -79,13 +79,11 @@ export async function startDelivery(options: StartDeliveryOptions): Promise<Deli
     stop() {
       stopping ??= (async () => {
         await sweeper.stop();
-        // worker.close() waits for active jobs with no deadline, and a later close(true) only
-        // returns that same pending promise. So: pause (stop fetching, wait for active jobs)
-        // under our deadline, then close without waiting. An attempt cut off this way keeps its
-        // lease on the row and is retried by a sweeper once the lease expires.
-        const drained = await settlesWithin(worker.pause(), options.closeTimeoutMs ?? 15_000);
-        if (!drained) logger.warn('delivery attempts still in flight at the shutdown deadline; abandoning them');
-        await worker.close(true);
+        // An attempt cut off at the deadline keeps its lease on the row and is retried by a
+        // sweeper once the lease expires.
+        if (!(await stopWorker(worker, options.closeTimeoutMs ?? 15_000))) {
+          logger.warn('delivery attempts still in flight at the shutdown deadline; abandoning them');
+        }
         await queues.close();
         await connection.quit().catch(() => connection.disconnect());
         logger.info('delivery role stopped');

@@ -1,6 +1,6 @@
-import { settlesWithin, type Logger } from '@botfleet/core';
+import type { Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
-import { createQueues, createRedisConnection } from '@botfleet/queue';
+import { createQueues, createRedisConnection, stopWorker } from '@botfleet/queue';
 import {
   createBrowserHost,
   createEgressGuard,
@@ -107,12 +107,9 @@ export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
       clearInterval(sweeper);
       // Finish runs in flight; past the deadline they are handed back (their locks expire and
       // another worker re-claims them with a new attempt number).
-      // pause() waits for active jobs; close() is not used for that because it never returns
-      // while Redis is down, and a later close(true) would only return that same promise.
-      if (!(await settlesWithin(worker.pause(), options.drainTimeoutMs ?? 30_000))) {
+      if (!(await stopWorker(worker, options.drainTimeoutMs ?? 30_000))) {
         log.warn('runs still in flight at the drain deadline; handing them back');
       }
-      await settlesWithin(worker.close(true), 5_000);
       await browserHost.close();
       await egressProxy?.close();
       await cancellations.close();

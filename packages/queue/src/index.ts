@@ -4,3 +4,4 @@ export * from './queues';
 export * from './execution-jobs';
 export * from './delivery-jobs';
 export * from './schedules';
+export * from './stop-worker';
