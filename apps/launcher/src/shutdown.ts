@@ -1,4 +1,4 @@
-import type { Logger } from '@botfleet/core';
+import { settlesWithin, type Logger } from '@botfleet/core';
 
 interface Handler {
   name: string;
@@ -14,20 +14,8 @@ export function createShutdown(logger: Logger, stepTimeoutMs = 30_000) {
   let running: Promise<void> | null = null;
 
   async function runStep(handler: Handler): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        logger.warn({ step: handler.name }, 'shutdown step timed out');
-        resolve();
-      }, stepTimeoutMs);
-    });
-    try {
-      await Promise.race([handler.run(), deadline]);
-    } catch (err) {
-      logger.error({ err, step: handler.name }, 'shutdown step failed');
-    } finally {
-      clearTimeout(timer);
-    }
+    const run = handler.run().catch((err: unknown) => logger.error({ err, step: handler.name }, 'shutdown step failed'));
+    if (!(await settlesWithin(run, stepTimeoutMs))) logger.warn({ step: handler.name }, 'shutdown step timed out');
   }
 
   return {

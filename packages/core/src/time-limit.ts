@@ -1,3 +1,12 @@
+/** A promise that resolves with `value` after `ms`, and the function that cancels its timer. */
+export function after<T>(ms: number, value: T): { promise: Promise<T>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(value), ms);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
 /** Waits for `work` at most `ms`: true if it settled in time (a rejection counts as settled). */
 export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -11,11 +20,14 @@ export async function settlesWithin(work: Promise<unknown>, ms: number): Promise
   }
 }
 
-/** `work`'s result, or a rejection with `message` once `ms` passed (the work itself goes on). */
-export async function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+/**
+ * `work`'s result, or a rejection once `ms` passed (the work itself goes on): with an Error of
+ * `message`, or with the error `message()` builds when the caller must tell timeouts apart.
+ */
+export async function withTimeout<T>(work: Promise<T>, ms: number, message: string | (() => Error)): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer = setTimeout(() => reject(typeof message === 'string' ? new Error(message) : message()), ms);
   });
   work.catch(() => undefined);
   try {

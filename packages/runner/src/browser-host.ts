@@ -1,3 +1,4 @@
+import { settlesWithin } from '@botfleet/core';
 import { chromium, type Browser } from 'playwright-core';
 import { silentLogger, type RunnerLogger } from './logger';
 
@@ -98,17 +99,8 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       if (!current) return;
       // browser.close() waits for the process to exit (Playwright kills it if the protocol close
       // fails), so no Chromium process outlives the host. The timer only guards a wedged pipe.
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        current.close().catch((error: unknown) => logger.warn({ err: error }, 'Closing Chromium failed')),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(() => {
-            logger.error({}, `Chromium did not close within ${CLOSE_TIMEOUT_MS} ms`);
-            resolve();
-          }, CLOSE_TIMEOUT_MS);
-        }),
-      ]);
-      clearTimeout(timer);
+      const closing = current.close().catch((error: unknown) => logger.warn({ err: error }, 'Closing Chromium failed'));
+      if (!(await settlesWithin(closing, CLOSE_TIMEOUT_MS))) logger.error({}, `Chromium did not close within ${CLOSE_TIMEOUT_MS} ms`);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { withTimeout } from '@botfleet/core';
 import type { Page } from 'playwright-core';
 
 export const FAILURE_SCREENSHOT_TIMEOUT_MS = 3_000;
@@ -9,14 +10,6 @@ export const FAILURE_SCREENSHOT_TIMEOUT_MS = 3_000;
  */
 export async function captureFailureScreenshot(page: Page | null, timeoutMs = FAILURE_SCREENSHOT_TIMEOUT_MS): Promise<Buffer | null> {
   if (!page || page.isClosed()) return null;
-  let timer: NodeJS.Timeout | undefined;
-  const giveUp = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), timeoutMs + 500);
-  });
-  const shot = page.screenshot({ type: 'png', timeout: timeoutMs }).catch(() => null);
-  try {
-    return await Promise.race([shot, giveUp]);
-  } finally {
-    clearTimeout(timer);
-  }
+  // Playwright's own timeout may not fire when the page is wedged; ours backs it up.
+  return withTimeout(page.screenshot({ type: 'png', timeout: timeoutMs }), timeoutMs + 500, 'screenshot timed out').catch(() => null);
 }

@@ -1,4 +1,4 @@
-import type { Capabilities } from '@botfleet/core';
+import { after, settlesWithin, type Capabilities } from '@botfleet/core';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { installAdBlocking, loadAdBlocker, type AdBlocker } from './ad-blocker';
 import { installEgressGuard, type EgressGuard } from './egress-guard';
@@ -115,7 +115,7 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
   const guarded = guardSession(session, deadline);
   let page: Page | null = null;
   let blockedRequests = 0;
-  const timers: NodeJS.Timeout[] = [];
+  let hardStop: { cancel(): void } | undefined;
   let onDisconnect: (() => void) | undefined;
   let onAbort: (() => void) | undefined;
 
@@ -139,15 +139,15 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
       session.log('info', 'runner', `Opened ${targetUrl} in ${Date.now() - navigationStarted} ms`);
       return options.program(page, guarded.session);
     })();
+    const deadlineReached = after<Settled>(Math.max(0, deadline - Date.now()) + HARD_STOP_GRACE_MS, { kind: 'deadline' });
+    hardStop = deadlineReached;
+    // Whichever comes first: the program ends, the hard deadline, the browser dies, a cancel.
     const settled = await Promise.race<Settled>([
       work.then(
         (data): Settled => ({ kind: 'completed', data }),
         (error: unknown): Settled => ({ kind: 'threw', error }),
       ),
-      new Promise<Settled>((resolve) => {
-        const wait = Math.max(0, deadline - Date.now()) + HARD_STOP_GRACE_MS;
-        timers.push(setTimeout(() => resolve({ kind: 'deadline' }), wait));
-      }),
+      deadlineReached.promise,
       new Promise<Settled>((resolve) => {
         onDisconnect = () => resolve({ kind: 'disconnected' });
         browser.once('disconnected', onDisconnect);
@@ -182,7 +182,7 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
     return fail(error instanceof NavigationFailed ? error.message : briefErrorMessage(error), null, screenshot);
   } finally {
     guarded.end();
-    for (const timer of timers) clearTimeout(timer);
+    hardStop?.cancel();
     if (onDisconnect) browser.off('disconnected', onDisconnect);
     if (onAbort) options.signal?.removeEventListener('abort', onAbort);
     if (blockedRequests > 0) session.log('info', 'runner', `Blocked ${blockedRequests} ad and tracker requests`);
@@ -191,12 +191,5 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
 }
 
 async function closeContext(context: BrowserContext): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    context.close().catch(() => undefined),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, CONTEXT_CLOSE_TIMEOUT_MS);
-    }),
-  ]);
-  clearTimeout(timer);
+  await settlesWithin(context.close(), CONTEXT_CLOSE_TIMEOUT_MS);
 }

@@ -1,4 +1,4 @@
-import { fillTemplates, type Step } from '@botfleet/core';
+import { fillTemplates, withTimeout, type Step } from '@botfleet/core';
 import type { Page } from 'playwright-core';
 import { briefErrorMessage, isTimeoutError, stripAnsi } from './error-message';
 import { StepFailedError } from './errors';
@@ -92,13 +92,7 @@ async function attemptStep(page: Page, step: Step, session: RunSession, defaultT
 class WatchdogTimeout extends Error {}
 
 function withWatchdog<T>(work: Promise<T>, afterMs: number, reportedMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const watchdog = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new WatchdogTimeout(`Timeout ${reportedMs}ms exceeded`)), afterMs);
-  });
-  // The abandoned call may still reject later (e.g. when the context closes): not unhandled.
-  work.catch(() => undefined);
-  return Promise.race([work, watchdog]).finally(() => clearTimeout(timer));
+  return withTimeout(work, afterMs, () => new WatchdogTimeout(`Timeout ${reportedMs}ms exceeded`));
 }
 
 /**
