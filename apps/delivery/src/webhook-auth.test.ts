@@ -1,5 +1,5 @@
 import { startReceiver, type ReceivedRequest, type TestReceiver } from '@botfleet/webhooks/src/test-receiver';
-import { buildDeliveryBody } from '@botfleet/webhooks';
+import { buildDeliveryBody } from '@botfleet/core';
 import jwt from 'jsonwebtoken';
 import { Webhook } from 'standardwebhooks';
 import { createDeliveryFixture, waitFor, type DeliveryFixture } from './testing/delivery-fixture';

@@ -1,6 +1,7 @@
 import type { Logger } from '@botfleet/core';
 import {
   createDeliveryForCompletedExecution,
+  findExecutionState,
   finishExecution,
   newArtifactId,
   writeProgress,
@@ -43,7 +44,7 @@ export async function completeExecution(
     if (!(await finishExecution(tx, run.executionId, run.attempt, state))) {
       // A cancelled run still keeps what it logged and did up to the cancel; a superseded
       // attempt (re-claimed by another worker) keeps nothing, the newer attempt owns the output.
-      const row = await tx.execution.findUnique({ where: { id: run.executionId }, select: { status: true, attempt: true } });
+      const row = await findExecutionState(tx, run.executionId);
       if (row?.status === 'cancelled' && row.attempt === run.attempt) await writeProgress(tx, run.executionId, batch);
       return { finished: false, deliveryId: null };
     }

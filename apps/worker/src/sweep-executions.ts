@@ -1,6 +1,6 @@
 import type { Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
-import { failUnfinishedExecution } from '@botfleet/db';
+import { failUnfinishedExecution, listStaleUnfinishedExecutions } from '@botfleet/db';
 import { enqueueExecution, type Queues } from '@botfleet/queue';
 
 export interface SweepOptions {
@@ -17,12 +17,7 @@ export interface SweepOptions {
  */
 export async function sweepExecutions(db: PrismaClient, queues: Queues, logger: Logger, options: SweepOptions): Promise<{ enqueued: number; failed: number }> {
   const before = new Date(Date.now() - options.pendingGraceMs);
-  const rows = await db.execution.findMany({
-    where: { status: { in: ['pending', 'running'] }, updatedAt: { lt: before } },
-    select: { id: true, status: true },
-    orderBy: { updatedAt: 'asc' },
-    take: options.batchSize ?? 500,
-  });
+  const rows = await listStaleUnfinishedExecutions(db, before, options.batchSize ?? 500);
   const queue = queues.get('executions');
   let enqueued = 0;
   let failed = 0;

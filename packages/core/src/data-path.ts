@@ -22,3 +22,12 @@ export function selectDataPath(data: unknown, path: string | undefined | null): 
 }
 
 export const DATA_PATH_PATTERN = /^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/;
+
+/**
+ * The webhook body: the extracted data narrowed by `dataPath`, as the exact JSON string that is
+ * signed and sent. Nothing to deliver (no data, or a path that does not resolve) is `null`.
+ */
+export function buildDeliveryBody(extractedData: unknown, dataPath?: string | null): string {
+  const selected = selectDataPath(extractedData, dataPath);
+  return JSON.stringify(selected === undefined ? null : selected);
+}

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import pino from 'pino';
+import { buildDeliveryBody } from '@botfleet/core';
 import { Webhook } from 'standardwebhooks';
 import { deliverWebhook, type DeliveryLogger, type DeliveryRequest } from './deliver';
 import { JwtTokenCache } from './jwt-token-cache';
-import { buildDeliveryBody } from './narrow-body';
 import { startReceiver, type ReceiverHandler, type TestReceiver } from './test-receiver';
 
 const SIGNING_KEY = 'login-server-signing-key';

@@ -22,5 +22,4 @@ export {
   type DeliveryLogger,
 } from './deliver';
 export { nextRetryDelayMs } from './retry-policy';
-export { buildDeliveryBody } from './narrow-body';
 export { HttpPostError, DestinationRefusedError, JwtLoginError, type HttpPostErrorKind } from './errors';

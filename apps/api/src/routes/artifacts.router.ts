@@ -1,4 +1,5 @@
 import { AppError, notFound } from '@botfleet/core';
+import { findArtifact } from '@botfleet/db';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
@@ -31,7 +32,7 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
         if (!signer.verify(params.artifactId, query.expires, query.signature)) {
           throw new AppError('forbidden', 'Invalid or expired signature');
         }
-        const artifact = await deps.db.artifact.findUnique({ where: { id: params.artifactId } });
+        const artifact = await findArtifact(deps.db, params.artifactId);
         if (!artifact) throw notFound('Artifact');
         res.setHeader('Content-Type', artifact.contentType);
         res.setHeader('Cache-Control', 'private, max-age=300');

@@ -1,5 +1,5 @@
 import { FailureSchema, listOf, LogEntrySchema, notFound, StepOutputSchema } from '@botfleet/core';
-import type { StepOutput } from '@botfleet/db';
+import { findFailureScreenshotId, findStepOutput, listExecutionLogs, listStepOutputs, type StepOutput } from '@botfleet/db';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
@@ -37,7 +37,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       },
       async ({ auth, params }) => {
         await requireExecution(db, auth.organizationId, params.executionId);
-        const steps = await db.stepOutput.findMany({ where: { executionId: params.executionId }, orderBy: { index: 'asc' } });
+        const steps = await listStepOutputs(db, params.executionId);
         return { status: 200, body: { data: steps.map(stepView) } };
       },
     ),
@@ -53,7 +53,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       },
       async ({ auth, params }) => {
         await requireExecution(db, auth.organizationId, params.executionId);
-        const step = await db.stepOutput.findUnique({ where: { executionId_index: { executionId: params.executionId, index: params.index } } });
+        const step = await findStepOutput(db, params.executionId, params.index);
         if (!step) throw notFound('Step output');
         return { status: 200, body: stepView(step) };
       },
@@ -87,14 +87,10 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       async ({ auth, params }) => {
         const execution = await requireExecution(db, auth.organizationId, params.executionId);
         if (execution.status !== 'failed') throw notFound('Failure');
-        const screenshot = await db.artifact.findFirst({
-          where: { executionId: execution.id, kind: 'failure-screenshot' },
-          select: { id: true },
-          orderBy: { createdAt: 'desc' },
-        });
+        const screenshotId = await findFailureScreenshotId(db, execution.id);
         return {
           status: 200,
-          body: { error: execution.error ?? 'Unknown error', screenshotUrl: screenshot ? signer.sign(screenshot.id) : null, stepIndex: execution.failedStepIndex },
+          body: { error: execution.error ?? 'Unknown error', screenshotUrl: screenshotId ? signer.sign(screenshotId) : null, stepIndex: execution.failedStepIndex },
         };
       },
     ),
@@ -110,7 +106,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       },
       async ({ auth, params }) => {
         await requireExecution(db, auth.organizationId, params.executionId);
-        const logs = await db.executionLog.findMany({ where: { executionId: params.executionId }, orderBy: { id: 'asc' }, take: 10_000 });
+        const logs = await listExecutionLogs(db, params.executionId);
         return { status: 200, body: { data: logs.map(toLogEntry) } };
       },
     ),

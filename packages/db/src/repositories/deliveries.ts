@@ -1,4 +1,4 @@
-import { newId, selectDataPath, WebhookAuthSchema, type WebhookAuth } from '@botfleet/core';
+import { newId, buildDeliveryBody, WebhookAuthSchema, type WebhookAuth } from '@botfleet/core';
 import type { Db } from './db-handle';
 import { loadManifest } from './manifests';
 
@@ -17,14 +17,12 @@ export interface CompletedExecutionInput {
 /**
  * Called inside the transaction that completes the execution, so the delivery exists if and only
  * if the completion does. Null when the bot has no webhook or the run produced no data.
- * The body is the extracted data narrowed by `dataPath`, as the exact JSON that will be signed
- * and sent (the same as @botfleet/webhooks' buildDeliveryBody, which this package must not import).
+ * The body is fixed here, as the exact JSON that will be signed and sent.
  */
 export async function createDeliveryForCompletedExecution(db: Db, input: CompletedExecutionInput): Promise<{ id: string } | null> {
   if (input.extractedData === null || input.extractedData === undefined) return null;
   const { webhook } = await loadManifest(db, input.botId);
   if (!webhook) return null;
-  const selected = selectDataPath(input.extractedData, webhook.dataPath);
   const row = await db.webhookDelivery.create({
     data: {
       id: newId('dlv'),
@@ -33,7 +31,7 @@ export async function createDeliveryForCompletedExecution(db: Db, input: Complet
       status: 'pending',
       url: webhook.url,
       auth: webhook.auth,
-      body: JSON.stringify(selected === undefined ? null : selected),
+      body: buildDeliveryBody(input.extractedData, webhook.dataPath),
       nextAttemptAt: new Date(),
     },
     select: { id: true },

@@ -127,3 +127,18 @@ export async function cancelExecution(db: Db, organizationId: string, executionI
 }
 
 export const newArtifactId = () => newId('art');
+
+/** Unfinished executions untouched since `before`, oldest first: what the worker's sweep checks. */
+export function listStaleUnfinishedExecutions(db: Db, before: Date, limit: number) {
+  return db.execution.findMany({
+    where: { status: { in: ['pending', 'running'] }, updatedAt: { lt: before } },
+    select: { id: true, status: true },
+    orderBy: { updatedAt: 'asc' },
+    take: limit,
+  });
+}
+
+/** The status and attempt number of an execution, or null when it is gone. */
+export function findExecutionState(db: Db, executionId: string) {
+  return db.execution.findUnique({ where: { id: executionId }, select: { status: true, attempt: true } });
+}

@@ -10,3 +10,4 @@ export * from './steps';
 export * from './deliveries';
 export * from './schedules';
 export * from './scripts';
+export * from './execution-results';

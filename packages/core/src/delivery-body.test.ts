@@ -1,4 +1,4 @@
-import { buildDeliveryBody } from './narrow-body';
+import { buildDeliveryBody } from './data-path';
 
 describe('buildDeliveryBody', () => {
   const data = { items: [{ name: 'first', price: 3 }, { name: 'second' }], total: 2, empty: null };

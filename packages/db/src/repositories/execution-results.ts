@@ -1,0 +1,31 @@
+import type { Db } from './db-handle';
+
+/*
+ * What a run left behind, read back for the API: step outputs, logs and artifacts. Callers check
+ * the execution belongs to the caller's organization first (these take its id as given).
+ */
+
+/** Most log lines one execution returns; a runaway script cannot make the answer unbounded. */
+export const MAX_LOG_LINES = 10_000;
+
+export function listStepOutputs(db: Db, executionId: string) {
+  return db.stepOutput.findMany({ where: { executionId }, orderBy: { index: 'asc' } });
+}
+
+export function findStepOutput(db: Db, executionId: string, index: number) {
+  return db.stepOutput.findUnique({ where: { executionId_index: { executionId, index } } });
+}
+
+export function listExecutionLogs(db: Db, executionId: string) {
+  return db.executionLog.findMany({ where: { executionId }, orderBy: { id: 'asc' }, take: MAX_LOG_LINES });
+}
+
+/** The id of the screenshot taken when the execution failed (the latest, if retried), or null. */
+export async function findFailureScreenshotId(db: Db, executionId: string): Promise<string | null> {
+  const row = await db.artifact.findFirst({ where: { executionId, kind: 'failure-screenshot' }, select: { id: true }, orderBy: { createdAt: 'desc' } });
+  return row?.id ?? null;
+}
+
+export function findArtifact(db: Db, artifactId: string) {
+  return db.artifact.findUnique({ where: { id: artifactId } });
+}
