@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { BrowserHost } from './browser-host';
 import { createAdBlocker, DEFAULT_FILTER_LIST_PATH, loadAdBlocker, parseFilterList } from './ad-blocker';
 import { runExecution } from './run-execution';
-import { createBrowserHost } from './browser-host';
-import { resolveChromiumPath } from './chromium-path';
-import { createMemorySession, startFixtureServer, waitUntil, type FixtureServer } from './testing';
+import { createMemorySession, useBrowserFixture, waitUntil } from './testing';
 
 /** A tracker host on the shipped list (third-party-web: Criteo, category ad). */
 const TRACKER_HOST = 'static.criteo.net';
@@ -46,31 +43,21 @@ describe('createAdBlocker', () => {
 });
 
 describe('ad blocking in the browser', () => {
-  let server: FixtureServer;
-  let host: BrowserHost;
-
-  beforeAll(async () => {
-    server = await startFixtureServer({
+  const fixture = useBrowserFixture({
+    routes: {
       '/': `<!doctype html><h1>News</h1><script src="http://${TRACKER_HOST}/js/ld/publishertag.js"></script>`,
       '/js/ld/publishertag.js': (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript' }).end('window.trackerLoaded = true;'),
-    });
+    },
     // Chromium resolves the tracker's hostname to the loopback server, so without blocking the
     // request really arrives there (and nothing leaves the machine).
-    host = createBrowserHost({
-      executablePath: resolveChromiumPath({ explicitPath: process.env.CHROMIUM_PATH }),
-      extraArgs: [`--host-resolver-rules=MAP ${TRACKER_HOST} 127.0.0.1:${server.port}`],
-    });
-  });
-  afterAll(async () => {
-    await host.close();
-    await server.close();
+    browserArgs: (server) => [`--host-resolver-rules=MAP ${TRACKER_HOST} 127.0.0.1:${server.port}`],
   });
 
-  const trackerRequests = () => server.requests.filter((r) => r.host.startsWith(TRACKER_HOST));
+  const trackerRequests = () => fixture.server.requests.filter((r) => r.host.startsWith(TRACKER_HOST));
   const run = (adBlocking: boolean, session = createMemorySession()) =>
     runExecution({
-      browserHost: host,
-      targetUrl: server.url('/'),
+      browserHost: fixture.host,
+      targetUrl: fixture.server.url('/'),
       capabilities: { adBlocking },
       timeoutMs: 15_000,
       session,
@@ -85,19 +72,19 @@ describe('ad blocking in the browser', () => {
 
   it('blocks it with adBlocking: the server never sees the request', async () => {
     const before = trackerRequests().length;
-    const pageLoads = server.requests.filter((r) => r.path === '/').length;
+    const pageLoads = fixture.server.requests.filter((r) => r.path === '/').length;
     const session = createMemorySession();
     const outcome = await run(true, session);
     expect(outcome).toEqual({ status: 'completed', data: false });
     // The page itself loaded (so the script tag was parsed) and the log counts the block.
-    expect(server.requests.filter((r) => r.path === '/').length).toBe(pageLoads + 1);
+    expect(fixture.server.requests.filter((r) => r.path === '/').length).toBe(pageLoads + 1);
     expect(trackerRequests().length).toBe(before);
     expect(session.logs.map((l) => l.message)).toContain('Blocked 1 ad and tracker requests');
   });
 
   it('never blocks the site a bot targets, even when it is listed', async () => {
     const outcome = await runExecution({
-      browserHost: host,
+      browserHost: fixture.host,
       targetUrl: `http://${TRACKER_HOST}/js/ld/publishertag.js`,
       capabilities: { adBlocking: true },
       timeoutMs: 15_000,

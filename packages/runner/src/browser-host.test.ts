@@ -1,4 +1,4 @@
-import { createTestBrowserHost, chromiumChildren, listProcesses, processTree, waitUntil, type ProcessInfo } from './testing';
+import { createTestBrowserHost, chromiumChildren, listProcesses, processTree, useBrowserFixture, waitUntil, type ProcessInfo } from './testing';
 import type { BrowserHost } from './browser-host';
 
 /** The Chromium main process this Jest worker started for `host`, found by diffing our children. */
@@ -11,26 +11,19 @@ async function launchAndFindProcess(host: BrowserHost, before: ProcessInfo[]) {
 }
 
 describe('createBrowserHost', () => {
-  let host: BrowserHost;
-
-  beforeAll(() => {
-    host = createTestBrowserHost();
-  });
-  afterAll(async () => {
-    await host.close();
-  });
+  const fixture = useBrowserFixture();
 
   it('shares one launch between concurrent callers', async () => {
-    const [a, b, c] = await Promise.all([host.getBrowser(), host.getBrowser(), host.getBrowser()]);
+    const [a, b, c] = await Promise.all([fixture.host.getBrowser(), fixture.host.getBrowser(), fixture.host.getBrowser()]);
     expect(a).toBe(b);
     expect(b).toBe(c);
     expect(a.isConnected()).toBe(true);
   });
 
   it('relaunches after the browser was closed', async () => {
-    const first = await host.getBrowser();
+    const first = await fixture.host.getBrowser();
     await first.close();
-    const second = await host.getBrowser();
+    const second = await fixture.host.getBrowser();
     expect(second).not.toBe(first);
     const page = await second.newPage();
     expect(await page.evaluate(() => 1 + 1)).toBe(2);
@@ -38,13 +31,13 @@ describe('createBrowserHost', () => {
   });
 
   it('relaunches after the Chromium process was killed', async () => {
-    const first = await host.getBrowser();
+    const first = await fixture.host.getBrowser();
     const before = chromiumChildren();
     // The current browser is one of our children; kill all of them (only this host's exist).
     expect(before.length).toBeGreaterThanOrEqual(1);
     for (const p of before) process.kill(p.pid, 'SIGKILL');
     await waitUntil(() => !first.isConnected(), { message: 'browser should notice its process died' });
-    const second = await host.getBrowser();
+    const second = await fixture.host.getBrowser();
     expect(second).not.toBe(first);
     expect(second.isConnected()).toBe(true);
     const context = await second.newContext();

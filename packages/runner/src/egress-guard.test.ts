@@ -1,8 +1,7 @@
 import { createEgressGuard } from './egress-guard';
 import { runExecution } from './run-execution';
 import { runSteps } from './step-interpreter';
-import { createMemorySession, createTestBrowserHost, startFixtureServer, type FixtureServer } from './testing';
-import type { BrowserHost } from './browser-host';
+import { createMemorySession, useBrowserFixture } from './testing';
 
 describe('egress guard', () => {
   const resolver = (table: Record<string, string[]>) => async (host: string) => {
@@ -29,25 +28,16 @@ describe('egress guard', () => {
   });
 
   describe('in the browser', () => {
-    let site: FixtureServer;
-    let host: BrowserHost;
-
-    beforeAll(async () => {
-      site = await startFixtureServer({
-        '/': '<!doctype html><h1 id="t">public page</h1><img src="http://127.0.0.1:9/internal.png">',
-      });
+    const fixture = useBrowserFixture({
+      routes: { '/': '<!doctype html><h1 id="t">public page</h1><img src="http://127.0.0.1:9/internal.png">' },
       // A made-up public name the test resolver calls public, which Chromium maps to the fixture.
-      host = createTestBrowserHost([`--host-resolver-rules=MAP public.botfleet.test 127.0.0.1:${site.port}`]);
-    });
-    afterAll(async () => {
-      await host.close();
-      await site.close();
+      browserArgs: (site) => [`--host-resolver-rules=MAP public.botfleet.test 127.0.0.1:${site.port}`],
     });
 
     const guard = createEgressGuard({ resolve: resolver({ 'public.botfleet.test': ['93.184.216.34'] }) });
     const run = (targetUrl: string, session = createMemorySession()) =>
       runExecution({
-        browserHost: host,
+        browserHost: fixture.host,
         targetUrl,
         capabilities: {},
         timeoutMs: 15_000,
@@ -58,11 +48,11 @@ describe('egress guard', () => {
 
     it('fails a bot whose target is a private address, saying why', async () => {
       const session = createMemorySession();
-      const outcome = await run(site.url('/'), session);
+      const outcome = await run(fixture.server.url('/'), session);
       expect(outcome.status).toBe('failed');
       expect(outcome.status === 'failed' && outcome.error).toContain('ERR_BLOCKED_BY_CLIENT');
-      expect(session.logs.map((l) => l.message)).toContain(`Blocked a request to 127.0.0.1:${site.port}: not a public address (ALLOW_PRIVATE_NETWORK=false)`);
-      expect(site.requests).toHaveLength(0);
+      expect(session.logs.map((l) => l.message)).toContain(`Blocked a request to 127.0.0.1:${fixture.server.port}: not a public address (ALLOW_PRIVATE_NETWORK=false)`);
+      expect(fixture.server.requests).toHaveLength(0);
     });
 
     it('lets a public page load and blocks its requests to private addresses', async () => {

@@ -1,13 +1,12 @@
 import type { LookupAddress } from 'node:dns';
-import dns from 'node:dns';
+import type dns from 'node:dns';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import type { BrowserHost } from './browser-host';
 import { createEgressGuard } from './egress-guard';
 import { startEgressProxy, type EgressProxy } from './egress-proxy';
 import { runExecution } from './run-execution';
 import { runSteps } from './step-interpreter';
-import { createMemorySession, createTestBrowserHost, startFixtureServer, waitUntil, type FixtureServer } from './testing';
+import { createMemorySession, useBrowserFixture, waitUntil } from './testing';
 
 /*
  * ALLOW_PRIVATE_NETWORK=false against a page that tries to reach an internal service. The
@@ -31,10 +30,8 @@ const connectTimeDns = ((hostname: string, _options: unknown, callback: (err: No
 let internal: Server;
 let internalPort: number;
 let internalConnections = 0;
-let site: FixtureServer;
 let proxy: EgressProxy;
 const refused: string[] = [];
-let host: BrowserHost;
 
 beforeAll(async () => {
   // Counts TCP connections, so no protocol (HTTP, WebSocket upgrade, anything) can reach it unseen.
@@ -44,9 +41,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => internal.listen(0, INTERNAL_ADDRESS, resolve));
   internalPort = (internal.address() as { port: number }).port;
+  proxy = await startEgressProxy({ resolve: connectTimeDns, isAllowedAddress: (address) => address === PAGE_ADDRESS, onRefused: (destination) => refused.push(destination) });
+});
+// Options from a function: the page names the internal server's port, and the browser the proxy.
+const fixture = useBrowserFixture(() => {
   const rebind = `rebind.botfleet.test:${internalPort}`;
-  site = await startFixtureServer({
-    '/': `<!doctype html><h1 id="t">page</h1>
+  return {
+    routes: {
+      '/': `<!doctype html><h1 id="t">page</h1>
       <img src="http://${rebind}/pixel.png">
       <script>
         window.attempts = [];
@@ -57,22 +59,20 @@ beforeAll(async () => {
         }
         fetch('http://${rebind}/data').then(settle('fetch'), () => window.attempts.push('fetch:error'));
       </script>`,
-  });
-  proxy = await startEgressProxy({ resolve: connectTimeDns, isAllowedAddress: (address) => address === PAGE_ADDRESS, onRefused: (destination) => refused.push(destination) });
-  host = createTestBrowserHost([], { egressProxyUrl: proxy.url });
+    },
+    egressProxyUrl: proxy.url,
+  };
 });
 afterAll(async () => {
-  await host.close();
   await proxy.close();
-  await site.close();
   await new Promise((resolve) => internal.close(resolve));
 });
 
 it('lets the page load but nothing in it reaches the internal service: not by rebinding, not by WebSocket', async () => {
   const session = createMemorySession();
   const outcome = await runExecution({
-    browserHost: host,
-    targetUrl: `http://page.botfleet.test:${site.port}/`,
+    browserHost: fixture.host,
+    targetUrl: `http://page.botfleet.test:${fixture.server.port}/`,
     capabilities: {},
     timeoutMs: 20_000,
     // The page-level check is fooled: it believes every name is public.
@@ -88,7 +88,7 @@ it('lets the page load but nothing in it reaches the internal service: not by re
   expect(internalConnections).toBe(0);
   expect(refused).toEqual(expect.arrayContaining([`rebind.botfleet.test:${internalPort}`, `${INTERNAL_ADDRESS}:${internalPort}`]));
   // The page itself came through the proxy (Chromium never resolved the made-up name).
-  expect(site.requests.map((r) => r.path)).toContain('/');
+  expect(fixture.server.requests.map((r) => r.path)).toContain('/');
 });
 
 it('forwards what is allowed, so the refusals above are the policy and not a broken proxy', async () => {
@@ -101,7 +101,7 @@ it('forwards what is allowed, so the refusals above are the policy and not a bro
       req.on('error', reject);
       req.end();
     });
-  expect(await status(`http://page.botfleet.test:${site.port}/`)).toBe(200);
+  expect(await status(`http://page.botfleet.test:${fixture.server.port}/`)).toBe(200);
   expect(await status(`http://rebind.botfleet.test:${internalPort}/`)).toBe(403);
   expect(await status(`http://[::1]:${internalPort}/`)).toBe(403);
   expect(internalConnections).toBe(0);

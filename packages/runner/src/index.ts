@@ -9,8 +9,6 @@ export * from './ad-blocker';
 export * from './egress-guard';
 export * from './egress-proxy';
 export * from './orphaned-profiles';
-export { extractValue, type ExtractSpec, type ExtractedValue } from './extract';
-export { describeStep, NAVIGATION_WAIT_UNTIL } from './step-actions';
 export * from './step-interpreter';
 export { captureFailureScreenshot } from './failure-screenshot';
 export { briefErrorMessage } from './error-message';

@@ -1,46 +1,29 @@
 import { indexSteps, type Capabilities, type StepInput } from '@botfleet/core';
 import type { Page } from 'playwright-core';
-import type { BrowserHost } from './browser-host';
 import { InfrastructureError } from './errors';
 import { createProxyPool } from './proxy-pool';
 import { runExecution, type ExecutionOutcome, type RunExecutionOptions } from './run-execution';
 import { runSteps } from './step-interpreter';
-import {
-  createMemorySession,
-  createTestBrowserHost,
-  startFixtureServer,
-  startTestProxy,
-  waitUntil,
-  type FixtureServer,
-  type MemorySession,
-} from './testing';
+import { createMemorySession, startTestProxy, useBrowserFixture, waitUntil, type MemorySession } from './testing';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 describe('runExecution', () => {
-  let host: BrowserHost;
-  let server: FixtureServer;
-
-  beforeAll(async () => {
-    server = await startFixtureServer({
+  const fixture = useBrowserFixture({
+    routes: {
       '/': '<!doctype html><title>Home</title><h1>Welcome</h1><p id="price">9.99</p>',
       // Answers headers but never finishes the body: the page never reaches 'load'.
       '/slow': (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.write('<h1>loading forever');
       },
-    });
-    host = createTestBrowserHost();
-  });
-  afterAll(async () => {
-    await host.close();
-    await server.close();
+    },
   });
 
   function run(overrides: Partial<RunExecutionOptions> & { session?: MemorySession } = {}): Promise<ExecutionOutcome> {
     return runExecution({
-      browserHost: host,
-      targetUrl: server.url('/'),
+      browserHost: fixture.host,
+      targetUrl: fixture.server.url('/'),
       capabilities: {},
       timeoutMs: 20_000,
       session: createMemorySession(),
@@ -106,7 +89,7 @@ describe('runExecution', () => {
       },
     });
     // The locale also reaches servers, as Accept-Language.
-    const lastHome = server.requests.filter((r) => r.path === '/').at(-1)!;
+    const lastHome = fixture.server.requests.filter((r) => r.path === '/').at(-1)!;
     expect(lastHome.headers['accept-language']).toMatch(/^fr-FR/);
     expect(lastHome.headers['user-agent']).toBe('BotfleetTest/1.0 (+https://botfleet.test)');
   });
@@ -203,7 +186,7 @@ describe('runExecution', () => {
     });
 
     it('times out a target page that never finishes loading', async () => {
-      const outcome = await run({ targetUrl: server.url('/slow'), timeoutMs: 1200 });
+      const outcome = await run({ targetUrl: fixture.server.url('/slow'), timeoutMs: 1200 });
       expect(outcome).toMatchObject({ status: 'failed', error: 'Execution timed out after 1.2 s', stepIndex: null });
     });
 

@@ -1,4 +1,4 @@
-import { after, settlesWithin, type Capabilities } from '@botfleet/core';
+import { after, NAVIGATION_WAIT_UNTIL, settlesWithin, type Capabilities } from '@botfleet/core';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { installAdBlocking, loadAdBlocker, type AdBlocker } from './ad-blocker';
 import { installEgressGuard, type EgressGuard } from './egress-guard';
@@ -10,7 +10,6 @@ import { captureFailureScreenshot } from './failure-screenshot';
 import { NO_PROXIES_MESSAGE, type ProxyPool } from './proxy-pool';
 import type { RunSession } from './run-session';
 import { guardSession } from './session-guard';
-import { NAVIGATION_WAIT_UNTIL } from './step-actions';
 
 /** What runs on the opened page: recorded steps, or a sandboxed script. Returns the extracted data. */
 export type ExecutionProgram = (page: Page, session: RunSession) => Promise<unknown>;

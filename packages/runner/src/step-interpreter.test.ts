@@ -1,9 +1,8 @@
 import { indexSteps, type StepInput } from '@botfleet/core';
-import type { BrowserContext, Page } from 'playwright-core';
-import type { BrowserHost } from './browser-host';
+import type { Page } from 'playwright-core';
 import { StepFailedError } from './errors';
 import { runSteps } from './step-interpreter';
-import { createMemorySession, createTestBrowserHost, startFixtureServer, type FixtureServer } from './testing';
+import { createMemorySession, useBrowserFixture } from './testing';
 
 const CATALOG = `<!doctype html><title>Catalog</title>
 <h1>  Products  </h1>
@@ -30,37 +29,24 @@ const FORM = `<!doctype html><title>Search</title>
 <script>document.getElementById('menu').addEventListener('mouseenter', () => { document.getElementById('status').textContent = 'hovered'; });</script>`;
 
 describe('runSteps', () => {
-  let host: BrowserHost;
-  let server: FixtureServer;
-  let context: BrowserContext;
-  let page: Page;
-
-  beforeAll(async () => {
-    server = await startFixtureServer({
+  const fixture = useBrowserFixture({
+    routes: {
       '/catalog': CATALOG,
       '/form': FORM,
       '/submit': (_req, res, body) => {
         res.writeHead(200, { 'content-type': 'text/html' }).end(`<p id="received">${new URLSearchParams(body).toString()}</p>`);
       },
-    });
-    host = createTestBrowserHost();
+    },
   });
-  afterAll(async () => {
-    await host.close();
-    await server.close();
-  });
+  let page: Page;
   beforeEach(async () => {
-    context = await (await host.getBrowser()).newContext();
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    await context.close();
+    page = await fixture.newPage();
   });
 
   const steps = (...input: StepInput[]) => indexSteps(input);
 
   it('extracts single values, attributes, lists of objects and plain lists', async () => {
-    await page.goto(server.url('/catalog'));
+    await page.goto(fixture.server.url('/catalog'));
     const session = createMemorySession();
     const data = await runSteps(
       page,
@@ -103,7 +89,7 @@ describe('runSteps', () => {
   });
 
   it('drives a form with params and reaches the server with the filled values', async () => {
-    await page.goto(server.url('/form'));
+    await page.goto(fixture.server.url('/form'));
     const session = createMemorySession({ params: { query: 'blue shoes', color: 'green' } });
     const data = await runSteps(
       page,
@@ -125,7 +111,7 @@ describe('runSteps', () => {
       session,
     );
 
-    const submitted = await server.waitForRequest((r) => r.path === '/submit');
+    const submitted = await fixture.server.waitForRequest((r) => r.path === '/submit');
     expect(new URLSearchParams(submitted.body).toString()).toBe('q=blue+shoes+size+42&agree=on&color=green');
     expect(data).toEqual({ status: 'hovered', received: 'q=blue+shoes+size+42&agree=on&color=green' });
     expect(session.steps.every((s) => s.status === 'completed')).toBe(true);
@@ -135,7 +121,7 @@ describe('runSteps', () => {
   });
 
   it('scrolls the page to the bottom and an element into view', async () => {
-    await page.goto(server.url('/form'));
+    await page.goto(fixture.server.url('/form'));
     await runSteps(page, steps({ action: 'scroll' }), createMemorySession());
     expect(await page.evaluate(() => window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1)).toBe(true);
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -144,7 +130,7 @@ describe('runSteps', () => {
   });
 
   it('presses a key on the page without a selector, and goes to relative URLs', async () => {
-    await page.goto(server.url('/form'));
+    await page.goto(fixture.server.url('/form'));
     await page.focus('#q');
     const session = createMemorySession();
     await runSteps(
@@ -152,12 +138,12 @@ describe('runSteps', () => {
       steps({ action: 'press', key: 'KeyA' }, { action: 'goto', url: '/catalog' }, { action: 'extract', name: 'h', selector: 'h1' }),
       session,
     );
-    expect(page.url()).toBe(server.url('/catalog'));
+    expect(page.url()).toBe(fixture.server.url('/catalog'));
     expect(session.steps[2]!.data).toBe('Products');
   });
 
   it('saves screenshots as artifacts and records their id', async () => {
-    await page.goto(server.url('/catalog'));
+    await page.goto(fixture.server.url('/catalog'));
     const session = createMemorySession();
     await runSteps(page, steps({ action: 'screenshot' }, { action: 'screenshot', fullPage: true }), session);
     expect(session.steps.map((s) => s.data)).toEqual([{ artifactId: 'artifact-1' }, { artifactId: 'artifact-2' }]);
@@ -167,7 +153,7 @@ describe('runSteps', () => {
   });
 
   it('records failed optional steps as skipped and goes on', async () => {
-    await page.goto(server.url('/catalog'));
+    await page.goto(fixture.server.url('/catalog'));
     const session = createMemorySession();
     const data = await runSteps(
       page,
@@ -188,7 +174,7 @@ describe('runSteps', () => {
   });
 
   it('fails on a missing selector with the step index and a one-line message', async () => {
-    await page.goto(server.url('/catalog'));
+    await page.goto(fixture.server.url('/catalog'));
     const session = createMemorySession();
     const run = runSteps(
       page,
@@ -210,14 +196,14 @@ describe('runSteps', () => {
 
   it('names the reason when the element exists but is not actionable', async () => {
     await page.setContent('<button id="hidden" style="display:none">x</button>');
-    const error = await runSteps(page, steps({ action: 'click', selector: '#hidden', timeout: 400 }), createMemorySession()).catch(
+    const error = await runSteps(page, steps({ action: 'click', selector: '#hidden', timeout: 2_000 }), createMemorySession()).catch(
       (e: unknown) => e as Error,
     );
-    expect(error.message).toMatch(/^Step 0 \(click "#hidden"\) failed: Timeout 400ms exceeded waiting for "#hidden" to be ready \(element is not visible\)$/);
+    expect(error.message).toMatch(/^Step 0 \(click "#hidden"\) failed: Timeout 2000ms exceeded waiting for "#hidden" to be ready \(element is not visible\)$/);
   });
 
   it('fails a single extract whose element is missing', async () => {
-    await page.goto(server.url('/catalog'));
+    await page.goto(fixture.server.url('/catalog'));
     const error = await runSteps(page, steps({ action: 'extract', name: 'x', selector: '.nope', timeout: 300 }), createMemorySession()).catch(
       (e: unknown) => e as Error,
     );
@@ -225,7 +211,7 @@ describe('runSteps', () => {
   });
 
   it('never runs a step past the session deadline, even an optional one', async () => {
-    await page.goto(server.url('/catalog'));
+    await page.goto(fixture.server.url('/catalog'));
     const session = createMemorySession({ deadline: Date.now() + 400 });
     const started = Date.now();
     const error = await runSteps(

@@ -1,9 +1,9 @@
-import { fillTemplates, withTimeout, type Step } from '@botfleet/core';
+import { describeStep, fillTemplates, findStepAction, stepActionOf, withTimeout, type Step } from '@botfleet/core';
 import type { Page } from 'playwright-core';
 import { briefErrorMessage, isTimeoutError, stripAnsi } from './error-message';
 import { StepFailedError } from './errors';
 import type { RunSession } from './run-session';
-import { describeStep, performStep } from './step-actions';
+import { performStep } from './step-actions';
 
 /** A step without its own `timeout` gets this long (ms); Playwright's 30 s is long for a bot. */
 export const DEFAULT_STEP_TIMEOUT_MS = 15_000;
@@ -41,7 +41,8 @@ export async function runSteps(
     const base = { index: rawStep.index, action: rawStep.action, startedAt, durationMs };
 
     if (outcome.ok) {
-      if (step.action === 'extract') data[step.name] = outcome.data;
+      const dataKey = stepActionOf(step).dataKey?.(step);
+      if (dataKey !== undefined) data[dataKey] = outcome.data;
       session.recordStep({ ...base, status: 'completed', data: outcome.data, error: null });
       session.log('info', 'runner', `${label} completed in ${durationMs} ms`);
       continue;
@@ -71,8 +72,8 @@ async function attemptStep(page: Page, step: Step, session: RunSession, defaultT
   if (remaining <= 0) {
     return { ok: false, message: 'the execution deadline was reached', deadlineExceeded: true, cause: null };
   }
-  const wanted = step.action === 'waitFor' && step.ms !== undefined ? step.ms : (step.timeout ?? defaultTimeoutMs);
   // A sleep (waitFor ms) is only cut by the deadline; everything else also by the step timeout.
+  const wanted = findStepAction(step.action)?.durationMs?.(step) ?? step.timeout ?? defaultTimeoutMs;
   const limitMs = Math.max(1, Math.min(wanted, remaining));
   const cutByDeadline = remaining < wanted;
   try {

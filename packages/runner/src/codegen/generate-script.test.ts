@@ -1,8 +1,8 @@
 import { indexSteps, type StepInput } from '@botfleet/core';
 import type { Page } from 'playwright-core';
-import { createMemorySession } from '../testing';
+import { createMemorySession, useBrowserFixture } from '../testing';
 import { runSandboxedScript } from '../sandbox/run-sandboxed-script';
-import { startScriptTestBed, type ScriptTestBed } from '../sandbox/sandbox-test-kit';
+import { SHOP_PAGE } from '../sandbox/sandbox-test-kit';
 import { generateScript } from './generate-script';
 
 const generate = (steps: StepInput[]) => generateScript(indexSteps(steps));
@@ -131,16 +131,14 @@ function readAll(elements, attribute) {
 });
 
 describe('generated scripts in the sandbox', () => {
-  let bed: ScriptTestBed;
+  const fixture = useBrowserFixture({ routes: { '/shop': SHOP_PAGE } });
   let page: Page;
   beforeAll(async () => {
-    bed = await startScriptTestBed();
-    page = await bed.openPage();
+    page = await fixture.newPage('/shop');
   });
-  afterAll(() => bed.close());
 
   async function runGenerated(steps: StepInput[], params: Record<string, unknown> = {}, path = '/shop') {
-    await page.goto(bed.server.url(path));
+    await page.goto(fixture.server.url(path));
     const session = createMemorySession({ params });
     const data = await runSandboxedScript({ source: generate(steps), page, session, timeoutMs: 20_000 });
     return { data, session };
@@ -149,7 +147,7 @@ describe('generated scripts in the sandbox', () => {
   it('deliver hostile literals to the page unchanged', async () => {
     const label = 'it\'s a "quoted" `tick` ${x} */ \\ </script> end';
     const value = 'line one\nline "two" `${three}` */ \\ \u2028 end';
-    bed.server.setRoute(
+    fixture.server.setRoute(
       '/hostile',
       `<!doctype html><body><span id="odd">odd</span><textarea id="notes"></textarea><pre id="echo"></pre>
       <script>

@@ -1,3 +1,5 @@
+import type { ScriptHelper } from '@botfleet/core';
+
 /** Same pattern as fillTemplate in @botfleet/core (templating.ts). */
 const PLACEHOLDER = /\{\{\s*params\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
@@ -28,3 +30,12 @@ function paramReference(name: string): string {
   const key = JSON.stringify(name);
   return `(Object.hasOwn(params, ${key}) ? params[${key}] : undefined)`;
 }
+
+/** What every `text(...)` in a generated script calls. */
+export const TEXT_HELPER: ScriptHelper = {
+  name: 'text',
+  source: `// Fills a {{params.x}} placeholder: a missing or null param becomes '' (as when steps run).
+function text(value) {
+  return value === undefined || value === null ? '' : String(value);
+}`,
+};

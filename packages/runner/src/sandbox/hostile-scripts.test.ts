@@ -1,18 +1,16 @@
 import { DEBUG_SYNC, newQuickJSWASMModule, TestQuickJSWASMModule } from 'quickjs-emscripten';
-import { createMemorySession } from '../testing';
+import { createMemorySession, useBrowserFixture } from '../testing';
 import { requireVariant } from './quickjs-module';
 import { runSandboxedScript, type SandboxedScriptOptions } from './run-sandboxed-script';
 import { ScriptError } from './script-error';
-import { startScriptTestBed, type ScriptTestBed } from './sandbox-test-kit';
+import { SHOP_PAGE } from './sandbox-test-kit';
 import type { Page } from 'playwright-core';
 
-let bed: ScriptTestBed;
+const fixture = useBrowserFixture({ routes: { '/shop': SHOP_PAGE } });
 let page: Page;
 beforeAll(async () => {
-  bed = await startScriptTestBed();
-  page = await bed.openPage();
+  page = await fixture.newPage('/shop');
 });
-afterAll(() => bed.close());
 
 type Extra = Partial<Omit<SandboxedScriptOptions, 'source' | 'page'>>;
 

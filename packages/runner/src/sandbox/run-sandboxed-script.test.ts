@@ -1,16 +1,12 @@
-import { createMemorySession } from '../testing';
+import { createMemorySession, useBrowserFixture } from '../testing';
 import { runSandboxedScript } from './run-sandboxed-script';
 import { ScriptError } from './script-error';
-import { startScriptTestBed, type ScriptTestBed } from './sandbox-test-kit';
+import { SHOP_PAGE } from './sandbox-test-kit';
 
-let bed: ScriptTestBed;
-beforeAll(async () => {
-  bed = await startScriptTestBed();
-});
-afterAll(() => bed.close());
+const fixture = useBrowserFixture({ routes: { '/shop': SHOP_PAGE } });
 
 async function run(source: string, params: Record<string, unknown> = {}, timeoutMs = 10_000) {
-  const page = await bed.openPage();
+  const page = await fixture.newPage('/shop');
   const session = createMemorySession({ params });
   try {
     const data = await runSandboxedScript({ source, page, session, timeoutMs });
@@ -21,7 +17,7 @@ async function run(source: string, params: Record<string, unknown> = {}, timeout
 }
 
 async function failure(source: string, timeoutMs = 10_000) {
-  const page = await bed.openPage();
+  const page = await fixture.newPage('/shop');
   const session = createMemorySession();
   try {
     await runSandboxedScript({ source, page, session, timeoutMs });
@@ -114,8 +110,8 @@ describe('runSandboxedScript with a well-behaved script', () => {
       href: '/apple',
       visible: true,
       inner: 'Products',
-      nav: { status: 200, url: bed.server.url('/shop?again=1') },
-      url: bed.server.url('/shop?again=1'),
+      nav: { status: 200, url: fixture.server.url('/shop?again=1') },
+      url: fixture.server.url('/shop?again=1'),
       hasHtml: true,
       nothing: 'undefined',
     });

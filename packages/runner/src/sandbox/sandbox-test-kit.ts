@@ -1,14 +1,3 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startFixtureServer, type FixtureRoute, type FixtureServer } from '../testing';
-
-/** Chromium as the brief's test environment launches it (Debian's package, no network). */
-export function launchTestChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-}
-
 /** A shop-like page with a list, a form and a result line; every script test drives it. */
 export const SHOP_PAGE = `<!doctype html>
 <html><head><title>Fixture shop</title></head><body>
@@ -29,30 +18,3 @@ export const SHOP_PAGE = `<!doctype html>
 <div style="height: 3000px"></div>
 <p id="footer">bottom</p>
 </body></html>`;
-
-export interface ScriptTestBed {
-  browser: Browser;
-  server: FixtureServer;
-  /** A fresh page in a fresh context, already showing `path`. */
-  openPage(path?: string): Promise<Page>;
-  close(): Promise<void>;
-}
-
-export async function startScriptTestBed(routes: Record<string, FixtureRoute> = {}): Promise<ScriptTestBed> {
-  const server = await startFixtureServer({ '/shop': SHOP_PAGE, ...routes });
-  const browser = await launchTestChromium();
-  return {
-    browser,
-    server,
-    async openPage(path = '/shop') {
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(server.url(path));
-      return page;
-    },
-    async close() {
-      await browser.close();
-      await server.close();
-    },
-  };
-}

@@ -1,21 +1,19 @@
 import type { Page } from 'playwright-core';
-import { createMemorySession } from '../testing';
+import { createMemorySession, useBrowserFixture } from '../testing';
 import { runSandboxedScript, type SandboxedScriptOptions } from './run-sandboxed-script';
 import { SANDBOX_LIMITS } from './limits';
 import { ScriptError } from './script-error';
-import { startScriptTestBed, type ScriptTestBed } from './sandbox-test-kit';
+import { SHOP_PAGE } from './sandbox-test-kit';
 import { stopSpareSandboxThread, threadResourceLimits } from './sandbox-thread-host';
 
-let bed: ScriptTestBed;
+const fixture = useBrowserFixture({ routes: { '/shop': SHOP_PAGE } });
 let page: Page;
 beforeAll(async () => {
-  bed = await startScriptTestBed();
-  page = await bed.openPage();
+  page = await fixture.newPage('/shop');
   await expectHealthy(); // Warms up: later runs get a thread started ahead of time.
 });
-afterAll(async () => {
+afterAll(() => {
   stopSpareSandboxThread();
-  await bed.close();
 });
 
 type Extra = Partial<Omit<SandboxedScriptOptions, 'source' | 'page'>>;

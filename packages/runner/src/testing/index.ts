@@ -4,3 +4,4 @@ export * from './http-proxy';
 export * from './processes';
 export * from './wait-until';
 export * from './browser';
+export * from './browser-fixture';

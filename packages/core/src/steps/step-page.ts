@@ -1,0 +1,54 @@
+/**
+ * The part of a Playwright page that step actions use, declared here so core stays free of
+ * Playwright: the runner passes its real `Page`, and the compiler checks that it fits. Options
+ * are the ones actions pass, not everything Playwright accepts.
+ */
+export interface StepPage {
+  url(): string;
+  goto(url: string, options: { timeout: number; waitUntil: 'load' }): Promise<unknown>;
+  locator(selector: string): StepLocator;
+  readonly keyboard: { press(key: string): Promise<void> };
+  waitForTimeout(ms: number): Promise<void>;
+  /** Runs `pageFunction` inside the web page (it must not use anything from this module's scope). */
+  evaluate<R>(pageFunction: () => R): Promise<R>;
+  screenshot(options: { type: 'png'; fullPage: boolean; timeout: number }): Promise<Buffer>;
+}
+
+/** A Playwright locator: the elements matching a selector, resolved when an action runs. */
+export interface StepLocator {
+  first(): StepLocator;
+  nth(index: number): StepLocator;
+  locator(selector: string): StepLocator;
+  count(): Promise<number>;
+  click(options: { timeout: number }): Promise<void>;
+  hover(options: { timeout: number }): Promise<void>;
+  check(options: { timeout: number }): Promise<void>;
+  uncheck(options: { timeout: number }): Promise<void>;
+  fill(value: string, options: { timeout: number }): Promise<void>;
+  selectOption(value: string, options: { timeout: number }): Promise<string[]>;
+  press(key: string, options: { timeout: number }): Promise<void>;
+  waitFor(options: { state: 'visible'; timeout: number }): Promise<void>;
+  scrollIntoViewIfNeeded(options: { timeout: number }): Promise<void>;
+  textContent(options: { timeout: number }): Promise<string | null>;
+  getAttribute(name: string, options: { timeout: number }): Promise<string | null>;
+  /**
+   * Runs `pageFunction` inside the web page on all matches in one round trip, with `arg` copied
+   * in. One signature per kind of argument: Playwright types a generic argument through its own
+   * conditional types, which a structural type cannot match, but it accepts concrete ones.
+   */
+  evaluateAll<R>(pageFunction: (elements: PageElement[], attribute: string | null) => R, attribute: string | null): Promise<R>;
+  evaluateAll<R>(pageFunction: (elements: PageElement[], fields: readonly PageFieldSpec[]) => R, fields: readonly PageFieldSpec[]): Promise<R>;
+}
+
+export type PageElement = SVGElement | HTMLElement;
+
+/** A field to read inside each match: the first element matching `selector`, its text or `attribute`. */
+export type PageFieldSpec = { name: string; selector: string; attribute: string | null };
+
+/** What a step may use besides the page. */
+export interface StepRunContext {
+  /** How long the step may take (ms): its timeout, already cut to the execution's deadline. */
+  readonly timeoutMs: number;
+  /** Stores a binary artifact (e.g. a screenshot) and returns its id. */
+  saveArtifact(kind: 'screenshot', contentType: string, data: Buffer): Promise<string>;
+}

@@ -1,0 +1,201 @@
+import { indexSteps, STEP_ACTIONS, type StepAction, type StepInput } from '@botfleet/core';
+import type { Page } from 'playwright-core';
+import { generateScript } from './codegen';
+import { runSandboxedScript } from './sandbox';
+import { runSteps } from './step-interpreter';
+import { createMemorySession, useBrowserFixture, type MemorySession } from './testing';
+
+/*
+ * Each step action is performed two ways: by the step interpreter, and by the script generated
+ * from the steps, run in the sandbox. Both must leave the same page, record the same step
+ * outputs and return the same data. A new action adds its cases here (the type requires them).
+ */
+
+const ACTIONS_PAGE = `<!doctype html><title>Actions</title>
+<h1 id="title">  Actions  </h1>
+<input id="q">
+<select id="size"><option value="s">Small</option><option value="l">Large</option></select>
+<label><input type="checkbox" id="agree"> agree</label>
+<label><input type="checkbox" id="news" checked> news</label>
+<button id="go" onclick="note('clicked')">Go</button>
+<div id="menu" onmouseenter="note('hovered')">Menu</div>
+<ul>
+  <li class="item" data-sku="a1"><span class="name"> Apple </span><span class="price">1.00</span><a href="/apple">more</a></li>
+  <li class="item" data-sku="b2"><span class="name">Banana</span></li>
+</ul>
+<p id="late" hidden>late</p>
+<div style="height: 3000px"></div>
+<p id="footer">bottom</p>
+<script>
+  window.events = [];
+  function note(event) { window.events.push(event); }
+  document.addEventListener('keydown', (e) => note('key ' + e.key));
+  setTimeout(() => { document.getElementById('late').hidden = false; }, 150);
+</script>`;
+
+interface PageState {
+  path: string;
+  events: string[];
+  q: string;
+  size: string;
+  agree: boolean;
+  news: boolean;
+  scrolledDown: boolean;
+}
+
+function readPageState(page: Page): Promise<PageState> {
+  return page.evaluate(() => ({
+    path: location.pathname + location.search,
+    events: (window as unknown as { events: string[] }).events,
+    q: (document.getElementById('q') as HTMLInputElement).value,
+    size: (document.getElementById('size') as HTMLSelectElement).value,
+    agree: (document.getElementById('agree') as HTMLInputElement).checked,
+    news: (document.getElementById('news') as HTMLInputElement).checked,
+    scrolledDown: window.scrollY > 1000,
+  }));
+}
+
+interface AgreementCase {
+  name: string;
+  steps: readonly StepInput[];
+  params?: Record<string, unknown>;
+  /** What both ways must have done, so agreeing on nothing cannot pass. */
+  expected: { page?: Partial<PageState>; data?: Record<string, unknown>; outputs?: unknown[] };
+}
+
+/** Every action needs cases, each made of steps of that action. */
+type AgreementCases = { [A in StepAction]: ReadonlyArray<AgreementCase & { steps: ReadonlyArray<Extract<StepInput, { action: A }>> }> };
+
+const CASES: AgreementCases = {
+  goto: [
+    {
+      name: 'a relative URL with a param',
+      steps: [{ action: 'goto', url: '/next?q={{params.q}}' }],
+      params: { q: 'a b' },
+      expected: { page: { path: '/next?q=a%20b' } },
+    },
+  ],
+  click: [{ name: 'a button', steps: [{ action: 'click', selector: '#go' }], expected: { page: { events: ['clicked'] } } }],
+  hover: [{ name: 'an element', steps: [{ action: 'hover', selector: '#menu' }], expected: { page: { events: ['hovered'] } } }],
+  check: [{ name: 'a checkbox', steps: [{ action: 'check', selector: '#agree' }], expected: { page: { agree: true } } }],
+  uncheck: [{ name: 'a checkbox', steps: [{ action: 'uncheck', selector: '#news' }], expected: { page: { news: false } } }],
+  fill: [
+    {
+      name: 'templated text',
+      steps: [{ action: 'fill', selector: '#q', value: '{{params.q}} size 42' }],
+      params: { q: 'blue' },
+      expected: { page: { q: 'blue size 42' } },
+    },
+  ],
+  select: [{ name: 'by label', steps: [{ action: 'select', selector: '#size', value: 'Large' }], expected: { page: { size: 'l' } } }],
+  press: [
+    {
+      name: 'on an element, then on the page',
+      steps: [
+        { action: 'press', selector: '#q', key: 'KeyA' },
+        { action: 'press', key: 'Enter' },
+      ],
+      expected: { page: { q: 'a', events: ['key a', 'key Enter'] } },
+    },
+  ],
+  waitFor: [
+    {
+      name: 'an element that appears late, then a sleep',
+      steps: [
+        { action: 'waitFor', selector: '#late', timeout: 5_000 },
+        { action: 'waitFor', ms: 50 },
+      ],
+      expected: {},
+    },
+  ],
+  scroll: [
+    { name: 'an element into view', steps: [{ action: 'scroll', selector: '#footer' }], expected: { page: { scrolledDown: true } } },
+    { name: 'the page to the bottom', steps: [{ action: 'scroll' }], expected: { page: { scrolledDown: true } } },
+  ],
+  extract: [
+    {
+      name: 'single values, lists and records',
+      steps: [
+        { action: 'extract', name: 'title', selector: 'h1' },
+        { action: 'extract', name: 'link', selector: 'a', attribute: 'href' },
+        { action: 'extract', name: 'absent', selector: 'h1', attribute: 'data-nope' },
+        { action: 'extract', name: 'names', selector: '.item .name', multiple: true },
+        { action: 'extract', name: 'skus', selector: '.item', attribute: 'data-sku', multiple: true },
+        { action: 'extract', name: 'none', selector: '.nothing', multiple: true },
+        {
+          action: 'extract',
+          name: 'items',
+          selector: '.item',
+          multiple: true,
+          fields: { name: { selector: '.name' }, price: { selector: '.price' }, more: { selector: 'text=more', attribute: 'href' } },
+        },
+      ],
+      expected: {
+        data: {
+          title: 'Actions',
+          link: '/apple',
+          absent: null,
+          names: ['Apple', 'Banana'],
+          skus: ['a1', 'b2'],
+          none: [],
+          items: [
+            { name: 'Apple', price: '1.00', more: '/apple' },
+            { name: 'Banana', price: null, more: null },
+          ],
+        },
+      },
+    },
+  ],
+  screenshot: [
+    {
+      name: 'the viewport, then the full page',
+      steps: [{ action: 'screenshot' }, { action: 'screenshot', fullPage: true }],
+      expected: { outputs: [{ artifactId: 'artifact-1' }, { artifactId: 'artifact-2' }] },
+    },
+  ],
+};
+
+/** A PNG's content type and size (from its IHDR chunk): what both ways must agree on. */
+function artifactShapes(session: MemorySession) {
+  return [...session.artifacts.values()].map(({ contentType, data }) => ({
+    contentType,
+    signature: data.subarray(0, 8).toString('hex'),
+    width: data.readUInt32BE(16),
+    height: data.readUInt32BE(20),
+  }));
+}
+
+describe('step actions: the interpreter and the generated script agree', () => {
+  const fixture = useBrowserFixture({ routes: { '/actions': ACTIONS_PAGE, '/next': ACTIONS_PAGE } });
+
+  async function perform(how: 'interpreter' | 'script', input: readonly StepInput[], params: Record<string, unknown>) {
+    const steps = indexSteps(input);
+    const page = await fixture.newPage('/actions');
+    const session = createMemorySession({ params });
+    const data =
+      how === 'interpreter'
+        ? await runSteps(page, steps, session)
+        : await runSandboxedScript({ source: generateScript(steps), page, session, timeoutMs: 20_000 });
+    return {
+      data,
+      outputs: session.steps.map((step) => ({ status: step.status, data: step.data })),
+      page: await readPageState(page),
+      artifacts: artifactShapes(session),
+    };
+  }
+
+  it('has cases for every registered action', () => {
+    expect(Object.keys(CASES).sort()).toEqual(STEP_ACTIONS.map((definition) => definition.action).sort());
+  });
+
+  const cases = Object.entries(CASES).flatMap(([action, list]: [string, readonly AgreementCase[]]) => list.map((c) => [`${action}: ${c.name}`, c] as const));
+  it.each(cases)('%s', async (_name, { steps, params = {}, expected }) => {
+    const interpreted = await perform('interpreter', steps, params);
+    const scripted = await perform('script', steps, params);
+    expect(scripted).toEqual(interpreted);
+    expect(interpreted.outputs.map((output) => output.status)).toEqual(steps.map(() => 'completed'));
+    expect(interpreted.page).toMatchObject(expected.page ?? {});
+    expect(interpreted.data).toEqual(expected.data ?? {});
+    if (expected.outputs) expect(interpreted.outputs.map((output) => output.data)).toEqual(expected.outputs);
+  });
+});
