@@ -2,9 +2,9 @@
 // and log level, and documents the BENCH_* variables). Everything runs in this one process, as
 // `npm start` runs its roles: the API, a worker, the fixture site and the bare-Playwright browser.
 import { createLogger, createSecretBox } from '@botfleet/core';
-import { createApiKey, createDatabaseIfMissing, createPrismaClient, ensureOrganization, findMigrationsDir, migrate } from '@botfleet/db';
+import { createApiKey, createDatabaseIfMissing, createPrismaClient, deleteOrganization, ensureOrganization, findMigrationsDir, migrate } from '@botfleet/db';
 import { startApi } from '@botfleet/api';
-import { createQueues, createRedisConnection } from '@botfleet/queue';
+import { createQueues, createRedisConnection, executionRun } from '@botfleet/queue';
 import { createBrowserHost, resolveChromiumPath } from '@botfleet/runner';
 import { startWorker } from '@botfleet/worker';
 import { randomBytes } from 'node:crypto';
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
 
     const org = await ensureOrganization(benchDb, `bench-${randomBytes(4).toString('hex')}`);
     // Deleting the organization cascades to its key, bots, executions and their outputs.
-    cleanup.add('bench organization', () => benchDb.organization.delete({ where: { id: org.id } }));
+    cleanup.add('bench organization', () => deleteOrganization(benchDb, org.id));
     const { key } = await createApiKey(benchDb, { organizationId: org.id, name: 'bench', permission: 'write' });
 
     const secretBox = createSecretBox(randomBytes(32));
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     const redis = createRedisConnection(config.redisUrl, 'worker');
     const queues = createQueues(redis, config.queuePrefix);
     cleanup.add('bench queues', async () => {
-      await queues.get('executions').obliterate({ force: true });
+      await queues.get(executionRun.queue).obliterate({ force: true });
       await queues.close();
       redis.disconnect();
     });
@@ -159,7 +159,7 @@ async function main(): Promise<void> {
       seconds: config.apiSeconds,
       connections: config.apiConnections,
     });
-    await queues.get('executions').obliterate({ force: true });
+    await queues.get(executionRun.queue).obliterate({ force: true });
 
     loadAverage.webhooks = loadAverage1m();
     say(`webhooks: ${config.webhooks} deliveries (load average ${loadAverage.webhooks})`);

@@ -1,7 +1,7 @@
 import { createLogger, newId, type SecretBox } from '@botfleet/core';
-import { createBot, createDeliveryForCompletedExecution, saveManifest, type PrismaClient } from '@botfleet/db';
+import { createBot, createCompletedExecutionWithDelivery, deleteBot, saveManifest, type PrismaClient } from '@botfleet/db';
 import { startDelivery } from '@botfleet/delivery';
-import { createQueues, createRedisConnection, enqueueDelivery } from '@botfleet/queue';
+import { createQueues, createRedisConnection, webhookDeliver } from '@botfleet/queue';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -82,17 +82,12 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
   async function produce(): Promise<void> {
     while (next < options.count) {
       next++;
-      const deliveryId = await options.db.$transaction(async (tx) => {
-        const execution = await tx.execution.create({
-          data: { id: newId('exe'), botId: bot.id, organizationId: options.organizationId, status: 'completed', completedAt: new Date(), extractedData: data },
-        });
-        const delivery = await createDeliveryForCompletedExecution(tx, { executionId: execution.id, botId: bot.id, extractedData: data });
-        return delivery!.id;
-      });
+      const { deliveryId } = await createCompletedExecutionWithDelivery(options.db, { botId: bot.id, organizationId: options.organizationId, extractedData: data });
+      if (!deliveryId) throw new Error('the bench bot has a webhook, so every completion has a delivery');
       const now = performance.now();
       firstCompletion = Math.min(firstCompletion, now);
       completedAt.set(deliveryId, now);
-      await enqueueDelivery(queues, deliveryId, 1);
+      await webhookDeliver.enqueue(queues, { deliveryId }, { attempt: 1 });
     }
   }
 
@@ -112,11 +107,11 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
     };
   } finally {
     await role.stop();
-    await queues.get('deliveries').obliterate({ force: true });
+    await queues.get(webhookDeliver.queue).obliterate({ force: true });
     await queues.close();
     await connection.quit();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
-    await options.db.bot.delete({ where: { id: bot.id } });
+    await deleteBot(options.db, options.organizationId, bot.id);
   }
 }
 

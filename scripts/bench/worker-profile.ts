@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@botfleet/db';
+import { listLogMessages, listStepTimings, type PrismaClient } from '@botfleet/db';
 import { mean } from './stats';
 
 /** What the worker itself recorded about the measured runs, to set against the bare loop's phases. */
@@ -14,10 +14,7 @@ export interface WorkerProfile {
 const OPENED = /^Opened .* in (\d+) ms$/;
 
 export async function profileWorkerRuns(db: PrismaClient, executionIds: string[]): Promise<WorkerProfile> {
-  const [steps, logs] = await Promise.all([
-    db.stepOutput.findMany({ where: { executionId: { in: executionIds } }, select: { index: true, durationMs: true } }),
-    db.executionLog.findMany({ where: { executionId: { in: executionIds } }, select: { message: true } }),
-  ]);
+  const [steps, logs] = await Promise.all([listStepTimings(db, executionIds), listLogMessages(db, executionIds)]);
   const byIndex: number[][] = [];
   for (const step of steps) (byIndex[step.index] ??= []).push(step.durationMs);
   const gotos = logs.map((l) => OPENED.exec(l.message)?.[1]).filter((m): m is string => m !== undefined).map(Number);

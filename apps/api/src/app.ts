@@ -67,12 +67,13 @@ export function createApp(deps: ApiDeps): Express {
     res.json(openApi);
   });
   app.use(jsonBody({ limitBytes: deps.settings.bodyLimitBytes, timeoutMs: deps.settings.requestTimeoutMs }));
-  app.use(API_PREFIX, mountRoutes(routes, authenticator.authenticate, createRateLimiter({
+  const checkRateLimit = createRateLimiter({
     redis: deps.redis,
     prefix: deps.queues.prefix,
     perMinute: deps.settings.rateLimitPerMinute,
     logger: deps.logger,
-  })));
+  });
+  app.use(API_PREFIX, mountRoutes(routes, { db: deps.db, authenticate: authenticator.authenticate, checkRateLimit }));
   app.use((req, _res, next) => next(new AppError('not_found', `No route for ${req.method} ${req.path}`)));
   app.use(errorHandler(deps.logger));
   return app;

@@ -1,4 +1,4 @@
-import { createApiKey, createExecution } from '@botfleet/db';
+import { createApiKey, createExecution, findApiKey, revokeApiKey } from '@botfleet/db';
 import request from 'supertest';
 import { apiRoutes } from './app';
 import { createApiHarness, type ApiHarness, type TestOrg } from './testing/api-harness';
@@ -74,7 +74,7 @@ it('has a sample body for every route', () => {
 
 it('answers 401 with WWW-Authenticate for missing, malformed, unknown and revoked keys on every route', async () => {
   const revoked = await createApiKey(h.db, { organizationId: owner.id, name: 'old', permission: 'admin' });
-  await h.db.apiKey.update({ where: { id: revoked.row.id }, data: { revokedAt: new Date() } });
+  expect(await revokeApiKey(h.db, owner.id, revoked.row.id)).toBe(true);
   const badHeaders: Record<string, string>[] = [
     {},
     { Authorization: 'Basic dXNlcjpwYXNz' },
@@ -120,7 +120,7 @@ it('answers 404 for another organization’s resources and changes nothing', asy
   const bot = await request(h.app).get(`/api/v1/bots/${ids.botId}`).set(owner.auth('read'));
   expect(bot.status).toBe(200);
   expect(bot.body.name).toBe('owned');
-  expect(await h.db.apiKey.findUniqueOrThrow({ where: { id: ids.keyId! } })).toMatchObject({ revokedAt: null });
+  expect(await findApiKey(h.db, ids.keyId!)).toMatchObject({ revokedAt: null });
 });
 
 it('lists only the caller’s own bots and keys', async () => {

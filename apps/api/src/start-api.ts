@@ -1,4 +1,4 @@
-import type { Logger, SecretBox } from '@botfleet/core';
+import { defineRole, type Logger, type SecretBox } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import { createQueues, createRedisConnection } from '@botfleet/queue';
 import { createServer, type Server } from 'node:http';
@@ -9,11 +9,7 @@ import { answerClientError } from './http/client-error';
 /** Headers must be complete within this; a client trickling them in is cut off with 408. */
 const HEADERS_TIMEOUT_MS = 10_000;
 
-/**
- * The API role: an HTTP server on `port`, resolving once it listens. The server bounds how long a
- * client may take (headers, whole request, idle keep-alive) so slow clients cannot pin sockets.
- */
-export async function startApi(options: {
+export interface StartApiOptions {
   db: PrismaClient;
   redisUrl: string;
   queuePrefix: string;
@@ -21,7 +17,18 @@ export async function startApi(options: {
   secretBox: SecretBox;
   port: number;
   settings: ApiSettings;
-}) {
+}
+
+/**
+ * The API role: an HTTP server on `port`, started once it listens. The server bounds how long a
+ * client may take (headers, whole request, idle keep-alive) so slow clients cannot pin sockets.
+ * Its handle also carries the `port` it listens on (port 0 picks one) and the `server`.
+ */
+export const apiRole = defineRole({ name: 'api', start: startApiRole });
+export const startApi = apiRole.start;
+export type ApiHandle = Awaited<ReturnType<typeof startApi>>;
+
+async function startApiRole(options: StartApiOptions) {
   const redis = createRedisConnection(options.redisUrl, 'producer');
   redis.on('error', (err) => options.logger.warn({ err: err.message }, 'redis (api) connection error'));
   const queues = createQueues(redis, options.queuePrefix);
@@ -49,6 +56,7 @@ export async function startApi(options: {
     port,
     server,
     async stop() {
+      // Stop accepting connections; resolves once the open ones have ended (idle ones are closed).
       await new Promise<void>((done) => server.close(() => done()));
       await queues.close();
       redis.disconnect();

@@ -1,1 +1,1 @@
-export { startDelivery, type StartDeliveryOptions, type DeliveryRole } from './start-delivery';
+export { deliveryRole, startDelivery, type StartDeliveryOptions } from './start-delivery';

@@ -1,5 +1,5 @@
 import { startReceiver, type TestReceiver } from '@botfleet/webhooks/src/test-receiver';
-import { deliveryJobId, enqueueDelivery } from '@botfleet/queue';
+import { webhookDeliver } from '@botfleet/queue';
 import { createDeliveryFixture, waitFor, type DeliveryFixture } from './testing/delivery-fixture';
 
 let f: DeliveryFixture;
@@ -74,12 +74,13 @@ it('re-enqueues a delivery whose job was lost from Redis, and delivers it', asyn
   const botId = await f.newBot({ url: `${receiver.url}/lost`, auth: 'none' });
   const { executionId, deliveryId } = await f.completeRun(botId, { lost: 1 }, { enqueue: false });
   // A live job (here delayed an hour) is left alone by the sweeper...
-  const queue = f.h.queues.get('deliveries');
-  await enqueueDelivery(f.h.queues, deliveryId, 1, 3_600_000);
-  expect(await queue.getJobState(deliveryJobId(deliveryId, 1))).toBe('delayed');
+  const queue = f.h.queues.get(webhookDeliver.queue);
+  const jobId = webhookDeliver.jobIdOf({ deliveryId }, { attempt: 1 });
+  await webhookDeliver.enqueue(f.h.queues, { deliveryId }, { attempt: 1 }, { delay: 3_600_000 });
+  expect(await queue.getJobState(jobId)).toBe('delayed');
   // ...until Redis loses it (as after a flush): only the row is left.
   await queue.obliterate({ force: true });
-  expect(await queue.getJobState(deliveryJobId(deliveryId, 1))).toBe('unknown');
+  expect(await queue.getJobState(jobId)).toBe('unknown');
 
   const delivery = await finalDelivery(executionId);
   expect(delivery).toMatchObject({ status: 'succeeded', attemptCount: 1 });
@@ -87,8 +88,8 @@ it('re-enqueues a delivery whose job was lost from Redis, and delivers it', asyn
 });
 
 it('drops a job with a garbage payload without retrying it', async () => {
-  const queue = f.h.queues.get('deliveries');
-  await queue.add('webhook.deliver', { nope: true }, { jobId: 'garbage-1', attempts: 3 });
+  const queue = f.h.queues.get(webhookDeliver.queue);
+  await queue.add(webhookDeliver.name, { nope: true }, { jobId: 'garbage-1', attempts: 3 });
   await waitFor(async () => (await queue.getJobState('garbage-1')) === 'failed', 10_000, 'the garbage job to fail');
   const job = (await queue.getJob('garbage-1'))!;
   expect(job.attemptsMade).toBe(1);

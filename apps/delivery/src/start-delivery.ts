@@ -1,9 +1,8 @@
-import type { Logger, SecretBox } from '@botfleet/core';
+import { defineRole, settlesWithin, startPeriodic, type Logger, type SecretBox } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
-import { createQueues, createRedisConnection, stopWorker } from '@botfleet/queue';
+import { consume, createQueues, createRedisConnection, stopWorker, webhookDeliver } from '@botfleet/queue';
 import { JwtTokenCache } from '@botfleet/webhooks';
-import { Worker } from 'bullmq';
-import { startLostJobSweeper } from './lost-job-sweeper';
+import { sweepLostDeliveryJobs } from './lost-job-sweeper';
 import { createWebhookDeliverProcessor } from './webhook-deliver.processor';
 
 export interface StartDeliveryOptions {
@@ -27,14 +26,13 @@ export interface StartDeliveryOptions {
   closeTimeoutMs?: number;
 }
 
-export interface DeliveryRole {
-  stop(): Promise<void>;
-}
-
 const DEFAULT_SWEEP_INTERVAL_MS = 30_000;
 
-/** Starts the delivery role in this process: the `deliveries` queue worker and the lost-job sweeper. */
-export async function startDelivery(options: StartDeliveryOptions): Promise<DeliveryRole> {
+/** The delivery role: the webhook.deliver consumer and the lost-job sweeper. */
+export const deliveryRole = defineRole({ name: 'delivery', start: startDeliveryRole });
+export const startDelivery = deliveryRole.start;
+
+async function startDeliveryRole(options: StartDeliveryOptions) {
   const logger = options.logger.child({ role: 'delivery' });
   // Worker-style connection (retries forever) for the re-enqueue too: a job that schedules its
   // retry during a Redis blip waits for Redis rather than losing the retry; the sweeper backs it up.
@@ -53,42 +51,30 @@ export async function startDelivery(options: StartDeliveryOptions): Promise<Deli
     timeoutMs: options.timeoutMs,
     retryDelaysMs: options.retryDelaysMs,
   });
-  const worker = new Worker('deliveries', processor, {
-    connection,
-    prefix: options.queuePrefix,
-    concurrency: options.concurrency,
-  });
-  // An unhandled 'error' event would crash the process; Redis blips are logged and retried.
-  worker.on('error', (err) => logger.error({ err: err.message }, 'delivery worker error'));
+  const worker = consume(webhookDeliver, { connection, prefix: options.queuePrefix, concurrency: options.concurrency, logger }, processor);
   worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, err: err.message }, 'delivery job failed'));
   await worker.waitUntilReady();
 
   const sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
-  const sweeper = startLostJobSweeper({
-    db: options.db,
-    queues,
-    logger,
-    intervalMs: sweepIntervalMs,
-    graceMs: options.sweepGraceMs ?? sweepIntervalMs,
-    organizationId: options.sweepOrganizationId,
-  });
+  const sweepLog = logger.child({ component: 'delivery-sweeper' });
+  const sweeper = startPeriodic({ name: 'delivery sweep', intervalMs: sweepIntervalMs, logger: sweepLog }, (signal) =>
+    sweepLostDeliveryJobs(
+      { db: options.db, queues, logger: sweepLog, graceMs: options.sweepGraceMs ?? sweepIntervalMs, organizationId: options.sweepOrganizationId },
+      signal,
+    ),
+  );
   logger.info({ concurrency: options.concurrency, queuePrefix: options.queuePrefix }, 'delivery role started');
 
-  let stopping: Promise<void> | undefined;
   return {
-    stop() {
-      stopping ??= (async () => {
-        await sweeper.stop();
-        // An attempt cut off at the deadline keeps its lease on the row and is retried by a
-        // sweeper once the lease expires.
-        if (!(await stopWorker(worker, options.closeTimeoutMs ?? 15_000))) {
-          logger.warn('delivery attempts still in flight at the shutdown deadline; abandoning them');
-        }
-        await queues.close();
-        await connection.quit().catch(() => connection.disconnect());
-        logger.info('delivery role stopped');
-      })();
-      return stopping;
+    async stop() {
+      const closeTimeoutMs = options.closeTimeoutMs ?? 15_000;
+      // An attempt cut off at the deadline keeps its lease on the row and is retried by a
+      // sweeper once the lease expires. A sweep pass in flight winds down under the same deadline.
+      const [drained] = await Promise.all([stopWorker(worker, closeTimeoutMs), settlesWithin(sweeper.stop(), closeTimeoutMs)]);
+      if (!drained) logger.warn('delivery attempts still in flight at the shutdown deadline; abandoning them');
+      await queues.close();
+      await connection.quit().catch(() => connection.disconnect());
+      logger.info('delivery role stopped');
     },
   };
 }

@@ -1,3 +1,4 @@
+import { findDelivery } from '@botfleet/db';
 import { startReceiver, type TestReceiver } from '@botfleet/webhooks/src/test-receiver';
 import { createDeliveryFixture, waitFor, type DeliveryFixture } from './testing/delivery-fixture';
 
@@ -14,6 +15,12 @@ afterAll(async () => {
   await receiver.close().catch(() => undefined); // the test closes it itself unless it failed early
 });
 
+async function deliveryRow(deliveryId: string) {
+  const row = await findDelivery(f.h.db, deliveryId);
+  if (!row) throw new Error(`delivery ${deliveryId} not found`);
+  return row;
+}
+
 it('stop() gives up on a hung attempt at its deadline; the attempt keeps its lease on the row', async () => {
   const role = await f.startRole({ timeoutMs: 30_000, closeTimeoutMs: 300, retryDelaysMs: [] });
   const botId = await f.newBot({ url: `${receiver.url}/hang`, auth: 'none' });
@@ -24,11 +31,11 @@ it('stop() gives up on a hung attempt at its deadline; the attempt keeps its lea
   await role.stop();
   expect(Date.now() - started).toBeLessThan(5_000);
   // Still pending, due only after the lease, so no sweeper retries it while it may be in flight.
-  const row = await f.h.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } });
+  const row = await deliveryRow(deliveryId);
   expect(row).toMatchObject({ status: 'pending', attemptCount: 0 });
   expect(row.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() + 60_000);
 
   // Let the abandoned attempt end (the receiver drops it) before the database closes.
   await receiver.close();
-  await waitFor(async () => (await f.h.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).status === 'failed', 10_000, 'the cut-off attempt to be recorded');
+  await waitFor(async () => (await deliveryRow(deliveryId)).status === 'failed', 10_000, 'the cut-off attempt to be recorded');
 });

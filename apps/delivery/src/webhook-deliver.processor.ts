@@ -7,10 +7,8 @@ import {
   type DeliveryOutcome,
   type PrismaClient,
 } from '@botfleet/db';
-import { jobs, type Queues } from '@botfleet/queue';
+import { webhookDeliver, type Queues, type WebhookDeliverPayload } from '@botfleet/queue';
 import { deliverWebhook, nextRetryDelayMs, type DeliveryResult, type JwtTokenCache } from '@botfleet/webhooks';
-import { UnrecoverableError, type Job } from 'bullmq';
-import { enqueueDelivery } from '@botfleet/queue';
 import { openCredentials, UnreadableSecretError } from './open-credentials';
 
 /*
@@ -38,15 +36,9 @@ export interface ProcessorDeps {
 /** Jobs may start a little before the row's due time when process clocks disagree. */
 const CLOCK_SKEW_TOLERANCE_MS = 1_000;
 
+/** Registered with `consume(webhookDeliver, ...)`, which parses the payload first. */
 export function createWebhookDeliverProcessor(deps: ProcessorDeps) {
-  return async (job: Job): Promise<void> => {
-    const payload = jobs['webhook.deliver'].schema.safeParse(job.data);
-    if (!payload.success) {
-      deps.logger.error({ jobId: job.id }, 'webhook.deliver job with an invalid payload dropped');
-      throw new UnrecoverableError('invalid webhook.deliver payload');
-    }
-    await attemptDelivery(deps, payload.data.deliveryId);
-  };
+  return ({ deliveryId }: WebhookDeliverPayload): Promise<void> => attemptDelivery(deps, deliveryId);
 }
 
 async function attemptDelivery(deps: ProcessorDeps, deliveryId: string): Promise<void> {
@@ -101,7 +93,7 @@ async function attemptDelivery(deps: ProcessorDeps, deliveryId: string): Promise
   }
   // Written to the row first, enqueued second: if this enqueue is lost, the sweeper re-creates it.
   if (outcome.status === 'pending' && delayMs !== null) {
-    await enqueueDelivery(deps.queues, deliveryId, number + 1, delayMs);
+    await webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: number + 1 }, { delay: delayMs });
     log.info({ attempt: number, retryInMs: delayMs }, 'webhook attempt failed; retry scheduled');
   } else if (outcome.status === 'failed') {
     log.warn({ attempts: number, lastError: result.error }, 'webhook delivery failed for good');

@@ -1,9 +1,9 @@
-import { startApi } from '@botfleet/api';
+import { apiRole } from '@botfleet/api';
 import { createLogger, createSecretBox, type Role } from '@botfleet/core';
 import { createPrismaClient } from '@botfleet/db';
-import { startDelivery } from '@botfleet/delivery';
-import { startScheduler } from '@botfleet/scheduler';
-import { startWorker } from '@botfleet/worker';
+import { deliveryRole } from '@botfleet/delivery';
+import { schedulerRole } from '@botfleet/scheduler';
+import { workerRole } from '@botfleet/worker';
 import { hkdfSync } from 'node:crypto';
 import { resolve } from 'node:path';
 import { loadEnv } from './env';
@@ -11,7 +11,10 @@ import { prepareDatabase } from './prepare-database';
 import { resolveSecretsKey } from './secrets-key';
 import { createShutdown } from './shutdown';
 
-/** Starts the roles named in ROLES (all by default) in this process. */
+/**
+ * Starts the roles named in ROLES (all by default) in this process. Each started role is one
+ * shutdown step; steps run in reverse, so the api, started last, stops taking requests first.
+ */
 async function main(): Promise<void> {
   const env = loadEnv();
   const logger = createLogger({ level: env.LOG_LEVEL });
@@ -39,7 +42,7 @@ async function main(): Promise<void> {
   );
 
   if (roles.has('worker')) {
-    const worker = await startWorker({
+    const worker = await workerRole.start({
       ...common,
       concurrency: env.WORKER_CONCURRENCY,
       chromiumPath: env.CHROMIUM_PATH,
@@ -50,11 +53,11 @@ async function main(): Promise<void> {
       stalledIntervalMs: env.STALLED_CHECK_SECONDS * 1000,
       sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
     });
-    shutdown.register('worker', () => worker.stop());
+    shutdown.registerRole(worker);
   }
 
   if (roles.has('delivery')) {
-    const delivery = await startDelivery({
+    const delivery = await deliveryRole.start({
       ...common,
       secretBox,
       concurrency: env.DELIVERY_CONCURRENCY,
@@ -62,16 +65,15 @@ async function main(): Promise<void> {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
     });
-    shutdown.register('delivery', () => delivery.stop());
+    shutdown.registerRole(delivery);
   }
 
   if (roles.has('scheduler')) {
-    const scheduler = await startScheduler(common);
-    shutdown.register('scheduler', () => scheduler.stop());
+    shutdown.registerRole(await schedulerRole.start(common));
   }
 
   if (roles.has('api')) {
-    const api = await startApi({
+    const api = await apiRole.start({
       ...common,
       secretBox,
       port: env.PORT,
@@ -86,7 +88,7 @@ async function main(): Promise<void> {
       },
     });
     // Registered last so it stops first: no new requests while the workers drain.
-    shutdown.register('api', () => api.stop());
+    shutdown.registerRole(api);
     logger.info({ port: api.port }, 'API listening');
     process.stdout.write(`botfleet API listening on http://localhost:${api.port} (roles: ${[...roles].join(', ')})\n`);
   } else {

@@ -1,4 +1,4 @@
-import { settlesWithin, type Logger } from '@botfleet/core';
+import { settlesWithin, type Logger, type RoleHandle } from '@botfleet/core';
 
 interface Handler {
   name: string;
@@ -21,6 +21,10 @@ export function createShutdown(logger: Logger, stepTimeoutMs = 30_000) {
   return {
     register(name: string, run: () => Promise<void>): void {
       handlers.push({ name, run });
+    },
+    /** A started role is one step: stopping it drains its work in flight and closes its connections. */
+    registerRole(role: RoleHandle): void {
+      handlers.push({ name: role.name, run: () => role.stop() });
     },
     run(): Promise<void> {
       running ??= (async () => {

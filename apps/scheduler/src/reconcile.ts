@@ -1,9 +1,7 @@
 import type { Logger } from '@botfleet/core';
 import { listRunnableSchedules, setScheduleNextRun, type Db } from '@botfleet/db';
-import type { Queues } from '@botfleet/queue';
+import { armSchedule, listArmedSchedules, seriesStart, type Queues } from '@botfleet/queue';
 import { disarmBotSchedule } from './disarm-bot-schedule';
-import { armSchedule, listArmedSchedules } from '@botfleet/queue';
-import { seriesStart } from '@botfleet/queue';
 
 export interface ReconcileDeps {
   db: Db;

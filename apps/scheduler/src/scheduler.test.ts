@@ -1,6 +1,7 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/src/testing/api-harness';
 import { createLogger } from '@botfleet/core';
-import { createTestDatabase, type TestDatabase } from '@botfleet/db';
+import { countExecutionsPerSlot, createTestDatabase, findSchedule, listExecutions, type Execution, type TestDatabase } from '@botfleet/db';
+import { executionRun, scheduleTick } from '@botfleet/queue';
 import request from 'supertest';
 import { startScheduler, type SchedulerHandle } from './start-scheduler';
 import { deletePrefixedKeys } from './testing/redis-keys';
@@ -56,9 +57,15 @@ const api = {
     request(h.app).patch(`/api/v1/bots/${botId}`).set(org.auth('write')).send({ status }),
 };
 
-const scheduledExecutions = (botId: string) =>
-  h.db.execution.findMany({ where: { botId, trigger: 'schedule' }, orderBy: { scheduledFor: 'asc' } });
-const jobScheduler = (botId: string) => h.queues.get('schedules').getJobScheduler(`bot-${botId}`);
+/** The slot a row belongs to; unscheduled rows sort last, as NULLs do in an ascending ORDER BY. */
+const slotOf = (row: Execution) => row.scheduledFor?.getTime() ?? Number.POSITIVE_INFINITY;
+/** The bot's scheduled executions, oldest slot first. */
+const scheduledExecutions = async (botId: string): Promise<Execution[]> => {
+  const page = await listExecutions(h.db, botId, { limit: 1_000 });
+  if (page.nextCursor !== null) throw new Error(`bot ${botId} has more executions than one page`);
+  return page.items.filter((row) => row.trigger === 'schedule').sort((a, b) => slotOf(a) - slotOf(b) || 0);
+};
+const jobScheduler = (botId: string) => h.queues.get(scheduleTick.queue).getJobScheduler(`bot-${botId}`);
 const atLeast = (botId: string, n: number, timeoutMs = 10_000) =>
   waitFor(`${n} scheduled executions`, async () => {
     const rows = await scheduledExecutions(botId);
@@ -69,7 +76,7 @@ const atLeast = (botId: string, n: number, timeoutMs = 10_000) =>
 const settled = (botId: string) =>
   waitFor('the schedule to wind down', async () => {
     if (await jobScheduler(botId)) return false;
-    const ticks = await h.queues.get('schedules').getJobs(['active', 'waiting', 'delayed', 'prioritized']);
+    const ticks = await h.queues.get(scheduleTick.queue).getJobs(['active', 'waiting', 'delayed', 'prioritized']);
     return !ticks.some((job) => job.data.botId === botId);
   });
 
@@ -99,7 +106,7 @@ it('a 1-second schedule creates pending scheduled executions with their executio
   expectOneSeries(rows.map((r) => r.scheduledFor!.getTime()), 1000);
   for (const row of rows) {
     expect(row).toMatchObject({ botId, organizationId: org.id, trigger: 'schedule', status: 'pending', params: {} });
-    const job = await h.queues.get('executions').getJob(row.id);
+    const job = await h.queues.get(executionRun.queue).getJob(row.id);
     expect(job).toMatchObject({ name: 'execution.run', data: { executionId: row.id } });
   }
 
@@ -130,7 +137,7 @@ it('stops while the bot is paused and resumes one interval after it is active ag
   // The API does not disarm on PATCH: the next tick (or a reconcile pass) sees the paused bot.
   await expectQuiet(botId);
   expect((await api.getSchedule(botId)).body).toMatchObject({ interval: 1, active: true, nextRunAt: null });
-  expect(await h.db.schedule.findUniqueOrThrow({ where: { botId } })).toMatchObject({ nextRunAt: null });
+  expect(await findSchedule(h.db, botId)).toMatchObject({ nextRunAt: null });
 
   const count = (await scheduledExecutions(botId)).length;
   const resumedAt = Date.now();
@@ -165,7 +172,7 @@ it('comes back after Redis loses its keys, once the reconciler runs, without re-
   expect(rows.at(-1)!.scheduledFor!.getTime()).toBeGreaterThan(flushedAt);
   expect(new Set(rows.map((r) => r.scheduledFor!.getTime())).size).toBe(rows.length);
   // The new tick also produced its job in the (flushed) executions queue.
-  expect(await h.queues.get('executions').getJob(rows.at(-1)!.id)).toBeDefined();
+  expect(await h.queues.get(executionRun.queue).getJob(rows.at(-1)!.id)).toBeDefined();
   await api.putSchedule(botId, { interval: 1, active: false });
 });
 
@@ -191,8 +198,8 @@ it('two schedulers running together fire each tick once, also when both re-arm a
     expectOneSeries(slots.filter((slot) => slot > flushedAt), 1000);
 
     // Per slot exactly one execution, counted in the database itself.
-    const perSlot = await h.db.execution.groupBy({ by: ['scheduledFor'], where: { botId }, _count: { _all: true } });
-    expect(perSlot.every((g) => g._count._all === 1)).toBe(true);
+    const perSlot = await countExecutionsPerSlot(h.db, botId);
+    expect(perSlot.every((g) => g.count === 1)).toBe(true);
     await api.putSchedule(botId, { interval: 1, active: false });
   } finally {
     await second.stop();

@@ -1,33 +1,54 @@
 import { createLogger, newId } from '@botfleet/core';
-import { createBot, createPrismaClient, ensureOrganization, saveSchedule, type PrismaClient } from '@botfleet/db';
-import { createQueues, createRedisConnection, type Queues, type RedisConnection } from '@botfleet/queue';
+import {
+  createBot,
+  createPrismaClient,
+  deleteBotsOfOrganization,
+  ensureOrganization,
+  findSchedule,
+  listExecutions,
+  saveSchedule,
+  updateBot,
+  type PrismaClient,
+} from '@botfleet/db';
+import {
+  armSchedule,
+  createQueues,
+  createRedisConnection,
+  executionRun,
+  processorFor,
+  scheduleTick,
+  schedulerIdOf,
+  type Queues,
+  type RedisConnection,
+} from '@botfleet/queue';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { randomBytes } from 'node:crypto';
-import { armSchedule, schedulerIdOf } from '@botfleet/queue';
-import { createTickProcessor } from './tick.processor';
+import { createTickProcessor, type TickOutcome } from './tick.processor';
 import { deletePrefixedKeys } from './testing/redis-keys';
 
 /*
  * The tick processor called directly with the job a scheduler would receive, to pin down what
- * happens when the same slot is processed twice (two processes, a retry, a stalled job).
+ * happens when the same slot is processed twice (two processes, a retry, a stalled job). It is
+ * wrapped as the scheduler's consumer wraps it, so the payload is parsed as in production.
  */
 
 let db: PrismaClient;
 let redis: RedisConnection;
 let queues: Queues;
 let organizationId: string;
-let processTick: ReturnType<typeof createTickProcessor>;
-const createdBots: string[] = [];
+let processTick: (job: Job<unknown>) => Promise<TickOutcome>;
 
 beforeAll(async () => {
   db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 4 });
   redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer');
   queues = createQueues(redis, `test-${randomBytes(4).toString('hex')}`);
   organizationId = (await ensureOrganization(db, newId('org').replace('_', '-'))).id;
-  processTick = createTickProcessor({ db, queues, logger: createLogger({ level: 'silent' }) });
+  const logger = createLogger({ level: 'silent' });
+  processTick = processorFor(scheduleTick, createTickProcessor({ db, queues, logger }), logger);
 });
 afterAll(async () => {
-  await db.bot.deleteMany({ where: { id: { in: createdBots } } });
+  // The organization is this file's own, so its bots are exactly the ones created here.
+  await deleteBotsOfOrganization(db, organizationId);
   await deletePrefixedKeys(redis, queues.prefix);
   await queues.close();
   redis.disconnect();
@@ -36,15 +57,19 @@ afterAll(async () => {
 
 async function scheduledBot(options: { status?: 'active' | 'paused'; active?: boolean } = {}) {
   const bot = await createBot(db, organizationId, { name: 'tick', targetUrl: 'https://a.example', kind: 'extraction', tags: [] });
-  createdBots.push(bot.id);
-  if (options.status) await db.bot.update({ where: { id: bot.id }, data: { status: options.status } });
+  if (options.status && !(await updateBot(db, organizationId, bot.id, { status: options.status }))) throw new Error(`bot ${bot.id} not found`);
   await saveSchedule(db, bot.id, { intervalSeconds: 60, active: options.active ?? true, nextRunAt: null });
   return bot.id;
 }
 
 /** The job BullMQ hands the worker for one slot of the bot's job scheduler. */
 const tickJob = (botId: string, slot: number, data: unknown = { botId }) => ({ id: `repeat:${schedulerIdOf(botId)}:${slot}`, data }) as Job;
-const executionsOf = (botId: string) => db.execution.findMany({ where: { botId } });
+/** Every execution of the bot. */
+const executionsOf = async (botId: string) => {
+  const page = await listExecutions(db, botId, { limit: 1_000 });
+  if (page.nextCursor !== null) throw new Error(`bot ${botId} has more executions than one page`);
+  return page.items;
+};
 
 it('the same slot processed concurrently creates one execution and one execution.run job', async () => {
   const botId = await scheduledBot();
@@ -55,10 +80,10 @@ it('the same slot processed concurrently creates one execution and one execution
   const rows = await executionsOf(botId);
   expect(rows).toHaveLength(1);
   expect(rows[0]).toMatchObject({ trigger: 'schedule', status: 'pending', scheduledFor: new Date(slot) });
-  const runJobs = (await queues.get('executions').getJobs(['waiting'])).filter((j) => j.data.executionId === rows[0]!.id);
+  const runJobs = (await queues.get(executionRun.queue).getJobs(['waiting'])).filter((j) => j.data.executionId === rows[0]!.id);
   expect(runJobs).toHaveLength(1);
   expect(runJobs[0]!.id).toBe(rows[0]!.id);
-  expect(await db.schedule.findUniqueOrThrow({ where: { botId } })).toMatchObject({ lastRunAt: new Date(slot), nextRunAt: new Date(slot + 60_000) });
+  expect(await findSchedule(db, botId)).toMatchObject({ lastRunAt: new Date(slot), nextRunAt: new Date(slot + 60_000) });
 });
 
 it('a repeated tick re-enqueues a pending execution whose job was lost', async () => {
@@ -66,9 +91,9 @@ it('a repeated tick re-enqueues a pending execution whose job was lost', async (
   const slot = Date.now();
   await processTick(tickJob(botId, slot));
   const [row] = await executionsOf(botId);
-  await queues.get('executions').remove(row!.id);
+  await queues.get(executionRun.queue).remove(row!.id);
   expect(await processTick(tickJob(botId, slot))).toBe('already-fired');
-  expect(await queues.get('executions').getJob(row!.id)).toMatchObject({ name: 'execution.run', data: { executionId: row!.id } });
+  expect(await queues.get(executionRun.queue).getJob(row!.id)).toMatchObject({ name: 'execution.run', data: { executionId: row!.id } });
 });
 
 it.each([
@@ -79,15 +104,15 @@ it.each([
   await armSchedule(queues, { botId, intervalSeconds: 60, startAt: new Date(Date.now() + 60_000) });
   expect(await processTick(tickJob(botId, Date.now()))).toBe('skipped');
   expect(await executionsOf(botId)).toEqual([]);
-  expect(await queues.get('schedules').getJobScheduler(schedulerIdOf(botId))).toBeUndefined();
-  expect(await db.schedule.findUniqueOrThrow({ where: { botId } })).toMatchObject({ nextRunAt: null });
+  expect(await queues.get(scheduleTick.queue).getJobScheduler(schedulerIdOf(botId))).toBeUndefined();
+  expect(await findSchedule(db, botId)).toMatchObject({ nextRunAt: null });
 });
 
 it('fires nothing and disarms for a deleted bot', async () => {
   const botId = `bot_${randomBytes(8).toString('hex')}`;
   await armSchedule(queues, { botId, intervalSeconds: 60, startAt: new Date(Date.now() + 60_000) });
   expect(await processTick(tickJob(botId, Date.now()))).toBe('skipped');
-  expect(await queues.get('schedules').getJobScheduler(schedulerIdOf(botId))).toBeUndefined();
+  expect(await queues.get(scheduleTick.queue).getJobScheduler(schedulerIdOf(botId))).toBeUndefined();
 });
 
 it('refuses ticks it cannot attribute to a slot of the bot’s scheduler, without retries', async () => {

@@ -7,11 +7,9 @@ import {
   type Db,
   type Execution,
 } from '@botfleet/db';
-import { enqueueExecution, jobs, type Queues } from '@botfleet/queue';
+import { executionRun, nextTickOf, schedulerIdOf, tickSlotOf, type Queues, type ScheduleTickPayload } from '@botfleet/queue';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { disarmBotSchedule } from './disarm-bot-schedule';
-import { nextTickOf, schedulerIdOf } from '@botfleet/queue';
-import { tickSlotOf } from '@botfleet/queue';
 
 export interface TickDeps {
   db: Db;
@@ -29,15 +27,13 @@ const isUniqueViolation = (err: unknown): boolean => (err as { code?: unknown } 
  * creates the execution for the tick's slot; the unique (botId, scheduledFor) makes a second
  * processing of the same slot (another scheduler process, a retry, a stalled job) find the
  * first row instead of creating another. Every step is idempotent, so a crash between them is
- * repaired by BullMQ's retry.
+ * repaired by BullMQ's retry. Registered with `consume(scheduleTick, ...)`, which parses the
+ * payload first.
  */
 export function createTickProcessor(deps: TickDeps) {
   const { db, queues, logger } = deps;
 
-  return async function processTick(job: Job): Promise<TickOutcome> {
-    const payload = jobs['schedule.tick'].schema.safeParse(job.data);
-    if (!payload.success) throw new UnrecoverableError('schedule.tick payload is invalid');
-    const { botId } = payload.data;
+  return async function processTick({ botId }: ScheduleTickPayload, job: Job<unknown>): Promise<TickOutcome> {
     const slot = tickSlotOf(job.id, schedulerIdOf(botId));
     if (slot === null) throw new UnrecoverableError(`schedule.tick ${job.id} did not come from the bot's job scheduler`);
     const scheduledFor = new Date(slot);
@@ -67,7 +63,7 @@ export function createTickProcessor(deps: TickDeps) {
     }
     // Job id = execution id: re-enqueueing one that is already queued is a no-op, and it repairs
     // a first attempt that wrote the row but died before enqueueing.
-    if (execution.status === 'pending') await enqueueExecution(queues, execution.id);
+    if (execution.status === 'pending') await executionRun.enqueue(queues, { executionId: execution.id });
 
     const next = (await nextTickOf(queues, botId)) ?? slot + intervalSeconds * 1000;
     await recordScheduledRun(db, { botId, slot: scheduledFor, nextRunAt: new Date(next), intervalSeconds });

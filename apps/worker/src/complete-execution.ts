@@ -1,14 +1,6 @@
 import type { Logger } from '@botfleet/core';
-import {
-  createDeliveryForCompletedExecution,
-  findExecutionState,
-  finishExecution,
-  newArtifactId,
-  writeProgress,
-  type ExecutionOutcome,
-  type PrismaClient,
-} from '@botfleet/db';
-import { enqueueDelivery, type Queues } from '@botfleet/queue';
+import { endExecutionAttempt, newArtifactId, type ExecutionOutcome, type PrismaClient } from '@botfleet/db';
+import { webhookDeliver, type Queues } from '@botfleet/queue';
 import type { DbRunSession } from './db-run-session';
 
 export type RunOutcome = ExecutionOutcome & { screenshot?: Buffer | null };
@@ -38,23 +30,12 @@ export async function completeExecution(
   if (outcome.status === 'failed' && outcome.screenshot) {
     batch.artifacts.push({ id: newArtifactId(), kind: 'failure-screenshot', contentType: 'image/png', data: outcome.screenshot });
   }
-  const result = await db.$transaction(async (tx) => {
-    const data = outcome.status === 'completed' && producedData(outcome.data) ? outcome.data : null;
-    const state = outcome.status === 'completed' ? { status: 'completed' as const, data } : { status: 'failed' as const, error: outcome.error, stepIndex: outcome.stepIndex };
-    if (!(await finishExecution(tx, run.executionId, run.attempt, state))) {
-      // A cancelled run still keeps what it logged and did up to the cancel; a superseded
-      // attempt (re-claimed by another worker) keeps nothing, the newer attempt owns the output.
-      const row = await findExecutionState(tx, run.executionId);
-      if (row?.status === 'cancelled' && row.attempt === run.attempt) await writeProgress(tx, run.executionId, batch);
-      return { finished: false, deliveryId: null };
-    }
-    await writeProgress(tx, run.executionId, batch);
-    const delivery =
-      data !== null ? await createDeliveryForCompletedExecution(tx, { executionId: run.executionId, botId: run.botId, extractedData: data }) : null;
-    return { finished: true, deliveryId: delivery?.id ?? null };
-  });
+  const data = outcome.status === 'completed' && producedData(outcome.data) ? outcome.data : null;
+  const state: ExecutionOutcome =
+    outcome.status === 'completed' ? { status: 'completed', data } : { status: 'failed', error: outcome.error, stepIndex: outcome.stepIndex };
+  const result = await endExecutionAttempt(db, { executionId: run.executionId, botId: run.botId, attempt: run.attempt, outcome: state, progress: batch });
   if (result.deliveryId) {
-    await enqueueDelivery(deps.queues, result.deliveryId, 1).catch((err: unknown) => {
+    await webhookDeliver.enqueue(deps.queues, { deliveryId: result.deliveryId }, { attempt: 1 }).catch((err: unknown) => {
       logger.warn({ deliveryId: result.deliveryId, err: (err as Error).message }, 'delivery enqueue failed; the sweeper will pick it up');
     });
   }

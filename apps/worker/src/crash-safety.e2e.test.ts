@@ -1,5 +1,6 @@
 import { createApiHarness } from '@botfleet/api/src/testing/api-harness';
 import { createLogger } from '@botfleet/core';
+import { findExecution, listExecutionLogs, listStepOutputs, type Db } from '@botfleet/db';
 import { listProcesses, processTree, startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/runner/src/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -19,9 +20,15 @@ afterAll(async () => {
   await site.close();
 });
 
-function spawnWorker(prefix: string): Promise<ChildProcess> {
+async function executionRow(db: Db, organizationId: string, executionId: string) {
+  const row = await findExecution(db, organizationId, executionId);
+  if (!row) throw new Error(`execution ${executionId} not found`);
+  return row;
+}
+
+function spawnWorker(prefix: string, organizationId: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'testing/worker-process.ts')], {
-    env: { ...process.env, QUEUE_PREFIX: prefix, LOCK_DURATION_MS: '3000' },
+    env: { ...process.env, QUEUE_PREFIX: prefix, LOCK_DURATION_MS: '3000', SWEEP_ORGANIZATION_ID: organizationId },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -41,11 +48,11 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
     .set(org.auth('write'))
     .send({ steps: [{ action: 'waitFor', ms: 4_000 }, { action: 'extract', name: 'title', selector: '#title' }] });
 
-  const doomed = await spawnWorker(h.queues.prefix);
+  const doomed = await spawnWorker(h.queues.prefix, org.id);
   const cleanup = () => doomed.exitCode === null && doomed.signalCode === null && doomed.kill('SIGKILL');
   afterAllCleanups.push(cleanup);
   const { executionId } = (await request(h.app).post(`/api/v1/bots/${bot.body.id}/executions`).set(org.auth('write')).send({})).body;
-  const status = async () => (await h.db.execution.findUniqueOrThrow({ where: { id: executionId } })).status;
+  const status = async () => (await executionRow(h.db, org.id, executionId)).status;
   await waitUntil(async () => (await status()) === 'running', { timeoutMs: 20_000, message: 'never started running' });
   await waitUntil(() => processTree(doomed.pid!).some((p) => /chrom/i.test(p.command)), { timeoutMs: 10_000, message: 'no chromium under the worker' });
   const browserPids = processTree(doomed.pid!).filter((p) => p.pid !== doomed.pid).map((p) => p.pid);
@@ -62,14 +69,15 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
     defaultTimeoutSeconds: 60,
     stalledIntervalMs: 1_000,
     sweepIntervalMs: 60_000,
+    sweepOrganizationId: org.id,
   });
   try {
     await waitUntil(async () => ['completed', 'failed', 'cancelled'].includes(await status()), { timeoutMs: 40_000, message: 'execution never reached a final state' });
-    const execution = await h.db.execution.findUniqueOrThrow({ where: { id: executionId } });
+    const execution = await executionRow(h.db, org.id, executionId);
     expect(execution).toMatchObject({ status: 'completed', attempt: 2, extractedData: { title: 'Still here' } });
-    const logs = await h.db.executionLog.findMany({ where: { executionId }, orderBy: { id: 'asc' } });
+    const logs = await listExecutionLogs(h.db, executionId);
     expect(logs.map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringContaining('Attempt 2 started')]));
-    const steps = await h.db.stepOutput.findMany({ where: { executionId }, orderBy: { index: 'asc' } });
+    const steps = await listStepOutputs(h.db, executionId);
     expect(steps.map((s) => s.status)).toEqual(['completed', 'completed']);
 
     // Chromium notices its parent is gone (its pipe closes) and exits: nothing lingers.
@@ -105,13 +113,15 @@ it('runs a trigger whose enqueue failed, once the sweeper finds the pending row'
     defaultTimeoutSeconds: 30,
     sweepIntervalMs: 500,
     pendingGraceMs: 0,
+    // Other suites' running rows share this database but not this queue prefix.
+    sweepOrganizationId: org.id,
   });
   try {
-    await waitUntil(async () => (await h.db.execution.findUniqueOrThrow({ where: { id: executionId } })).status === 'completed', {
+    await waitUntil(async () => (await executionRow(h.db, org.id, executionId)).status === 'completed', {
       timeoutMs: 30_000,
       message: 'the pending execution was never picked up',
     });
-    expect((await h.db.execution.findUniqueOrThrow({ where: { id: executionId } })).extractedData).toEqual({ title: 'Still here' });
+    expect((await executionRow(h.db, org.id, executionId)).extractedData).toEqual({ title: 'Still here' });
   } finally {
     await worker.stop();
     await h.close();

@@ -1,8 +1,8 @@
 import type { Logger } from '@botfleet/core';
 import { claimExecution, failUnfinishedExecution, type PrismaClient } from '@botfleet/db';
-import { jobs, type Queues } from '@botfleet/queue';
+import { executionRun, type ExecutionRunPayload, type Queues } from '@botfleet/queue';
 import { executionTimeoutMs, InfrastructureError, runExecution, type AdBlocker, type BrowserHost, type EgressGuard, type ProxyPool } from '@botfleet/runner';
-import { UnrecoverableError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Cancellations } from './cancellations';
 import { completeExecution, type RunOutcome } from './complete-execution';
 import { createDbRunSession } from './db-run-session';
@@ -22,21 +22,18 @@ export interface ProcessorDeps {
   defaultTimeoutSeconds: number;
 }
 
-const isLastAttempt = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+const isLastAttempt = (job: Job<unknown>) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
 /**
  * Runs one execution end to end. Bot failures (selector, timeout, page errors) end it `failed`
  * at once; infrastructure failures are rethrown so BullMQ retries them, and on the last attempt
- * the execution is failed here rather than left running.
+ * the execution is failed here rather than left running. Registered with `consume(executionRun, ...)`,
+ * which parses the payload first.
  */
 export function createExecutionProcessor(deps: ProcessorDeps) {
   const { db, logger } = deps;
 
-  async function processExecution(job: Job): Promise<void> {
-    const payload = jobs['execution.run'].schema.safeParse(job.data);
-    if (!payload.success) throw new UnrecoverableError('Malformed execution.run payload');
-    const { executionId } = payload.data;
-
+  async function processExecution({ executionId }: ExecutionRunPayload, job: Job<unknown>): Promise<void> {
     // Listen before claiming: a cancel published between the claim and the run must not be missed.
     const tracking = deps.cancellations.track(executionId);
     try {
@@ -46,7 +43,7 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
     }
   }
 
-  async function runClaimed(job: Job, executionId: string, signal: AbortSignal): Promise<void> {
+  async function runClaimed(job: Job<unknown>, executionId: string, signal: AbortSignal): Promise<void> {
     const claimed = await claimExecution(db, executionId);
     if (!claimed) {
       logger.debug({ executionId }, 'execution already ended, cancelled or deleted; nothing to run');
@@ -102,9 +99,9 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
 }
 
 /** BullMQ gave up on a job (retries used up, or it stalled too often): never leave the row running. */
-export async function failAbandonedExecution(db: PrismaClient, job: Job | undefined, reason: string): Promise<void> {
-  if (!job || job.name !== 'execution.run') return;
-  const payload = jobs['execution.run'].schema.safeParse(job.data);
+export async function failAbandonedExecution(db: PrismaClient, job: Job<unknown> | undefined, reason: string): Promise<void> {
+  if (!job || job.name !== executionRun.name) return;
+  const payload = executionRun.schema.safeParse(job.data);
   if (!payload.success) return;
   await failUnfinishedExecution(db, payload.data.executionId, `Execution could not be completed: ${reason}`);
 }

@@ -1,6 +1,6 @@
-import type { Logger } from '@botfleet/core';
+import { defineRole, settlesWithin, startPeriodic, type Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
-import { createQueues, createRedisConnection, stopWorker } from '@botfleet/queue';
+import { consume, createQueues, createRedisConnection, executionRun, stopWorker } from '@botfleet/queue';
 import {
   createBrowserHost,
   createEgressGuard,
@@ -11,7 +11,6 @@ import {
   startEgressProxy,
   type AdBlocker,
 } from '@botfleet/runner';
-import { Worker } from 'bullmq';
 import { listenForCancellations } from './cancellations';
 import { createExecutionProcessor, failAbandonedExecution } from './execution-processor';
 import { sweepExecutions } from './sweep-executions';
@@ -35,16 +34,20 @@ export interface WorkerOptions {
   stalledIntervalMs?: number;
   sweepIntervalMs?: number;
   pendingGraceMs?: number;
+  /**
+   * Sweep only this organization's executions. Tests and benchmarks share one database across
+   * queue prefixes: unscoped, one worker's sweep would fail another prefix's running rows.
+   */
+  sweepOrganizationId?: string;
   /** How long SIGTERM waits for runs in flight before handing them back. */
   drainTimeoutMs?: number;
 }
 
-export interface RoleHandle {
-  stop(): Promise<void>;
-}
-
 /** The worker role: one Chromium, WORKER_CONCURRENCY runs at once, plus the execution sweeper. */
-export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
+export const workerRole = defineRole({ name: 'worker', start: startWorkerRole });
+export const startWorker = workerRole.start;
+
+async function startWorkerRole(options: WorkerOptions) {
   const { db, logger } = options;
   const log = logger.child({ role: 'worker' });
   const connection = createRedisConnection(options.redisUrl, 'worker');
@@ -74,26 +77,27 @@ export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
     defaultTimeoutSeconds: options.defaultTimeoutSeconds,
   });
 
-  const worker = new Worker('executions', processor, {
-    connection,
-    prefix: options.queuePrefix,
-    concurrency: options.concurrency,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
-    maxStalledCount: 1,
-  });
-  worker.on('error', (err) => log.error({ err: err.message }, 'worker error'));
+  const worker = consume(
+    executionRun,
+    {
+      connection,
+      prefix: options.queuePrefix,
+      logger: log,
+      concurrency: options.concurrency,
+      lockDuration: options.lockDurationMs ?? 30_000,
+      stalledInterval: options.stalledIntervalMs ?? 30_000,
+      maxStalledCount: 1,
+    },
+    processor,
+  );
   worker.on('failed', (job, err) => {
     if (job && job.attemptsMade < (job.opts.attempts ?? 1) && !/stalled/i.test(err.message)) return;
     failAbandonedExecution(db, job, err.message).catch((e: unknown) => log.error({ err: (e as Error).message }, 'could not fail abandoned execution'));
   });
 
-  const sweep = () =>
-    sweepExecutions(db, queues, log, { pendingGraceMs: options.pendingGraceMs ?? 15_000 }).catch((err: unknown) =>
-      log.warn({ err: (err as Error).message }, 'execution sweep failed'),
-    );
-  const sweeper = setInterval(sweep, options.sweepIntervalMs ?? 30_000);
-  void sweep();
+  const sweeper = startPeriodic({ name: 'execution sweep', intervalMs: options.sweepIntervalMs ?? 30_000, runAtStart: true, logger: log }, (signal) =>
+    sweepExecutions(db, queues, log, { pendingGraceMs: options.pendingGraceMs ?? 15_000, organizationId: options.sweepOrganizationId, signal }),
+  );
   // Profiles of browsers that died with an earlier, killed worker; ours is launched after this.
   removeOrphanedProfiles()
     .then((removed) => removed > 0 && log.info({ removed }, 'removed Chromium profiles left by killed workers'))
@@ -104,12 +108,12 @@ export async function startWorker(options: WorkerOptions): Promise<RoleHandle> {
 
   return {
     async stop() {
-      clearInterval(sweeper);
+      const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
       // Finish runs in flight; past the deadline they are handed back (their locks expire and
-      // another worker re-claims them with a new attempt number).
-      if (!(await stopWorker(worker, options.drainTimeoutMs ?? 30_000))) {
-        log.warn('runs still in flight at the drain deadline; handing them back');
-      }
+      // another worker re-claims them with a new attempt number). A sweep pass in flight winds
+      // down alongside, under the same deadline (it waits on Redis, which may be away).
+      const [drained] = await Promise.all([stopWorker(worker, drainTimeoutMs), settlesWithin(sweeper.stop(), drainTimeoutMs)]);
+      if (!drained) log.warn('runs still in flight at the drain deadline; handing them back');
       await browserHost.close();
       await egressProxy?.close();
       await cancellations.close();

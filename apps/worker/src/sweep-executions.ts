@@ -1,13 +1,17 @@
 import type { Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import { failUnfinishedExecution, listStaleUnfinishedExecutions } from '@botfleet/db';
-import { enqueueExecution, type Queues } from '@botfleet/queue';
+import { executionRun, type Queues } from '@botfleet/queue';
 
 export interface SweepOptions {
   /** A pending row younger than this may still be on its way into Redis. */
   pendingGraceMs: number;
   /** How many rows one sweep looks at. */
   batchSize?: number;
+  /** Only this organization's executions (tests and benchmarks share a database across queue prefixes). */
+  organizationId?: string;
+  /** Aborts on shutdown: the sweep stops after the row at hand (the next pass redoes the rest). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -17,15 +21,16 @@ export interface SweepOptions {
  */
 export async function sweepExecutions(db: PrismaClient, queues: Queues, logger: Logger, options: SweepOptions): Promise<{ enqueued: number; failed: number }> {
   const before = new Date(Date.now() - options.pendingGraceMs);
-  const rows = await listStaleUnfinishedExecutions(db, before, options.batchSize ?? 500);
-  const queue = queues.get('executions');
+  const rows = await listStaleUnfinishedExecutions(db, before, options.batchSize ?? 500, options.organizationId);
+  const queue = queues.get(executionRun.queue);
   let enqueued = 0;
   let failed = 0;
   for (const row of rows) {
-    const job = await queue.getJob(row.id);
+    if (options.signal?.aborted) break;
+    const job = await queue.getJob(executionRun.jobIdOf({ executionId: row.id }));
     const state = job ? await job.getState() : 'missing';
     if (row.status === 'pending' && (state === 'missing' || state === 'unknown')) {
-      await enqueueExecution(queues, row.id);
+      await executionRun.enqueue(queues, { executionId: row.id });
       enqueued++;
     } else if (state === 'missing' || state === 'unknown' || state === 'completed' || state === 'failed') {
       // A running row without a live job, or a pending one whose job already ended: no worker

@@ -1,12 +1,12 @@
-import { createLogger } from '@botfleet/core';
-import { startDelivery, type DeliveryRole } from '@botfleet/delivery';
+import { createLogger, type RoleHandle } from '@botfleet/core';
+import { startDelivery } from '@botfleet/delivery';
 import { startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/runner/src/testing';
 import { Webhook } from 'standardwebhooks';
 import { createE2eHarness, type E2eHarness } from './testing/e2e-harness';
 
 let h: E2eHarness;
 let site: FixtureServer;
-let delivery: DeliveryRole;
+let delivery: RoleHandle;
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 beforeAll(async () => {

@@ -24,3 +24,5 @@ export * from './api-key-token';
 export * from './time-limit';
 export * from './public-address';
 export * from './guarded-lookup';
+export * from './define-role';
+export * from './start-periodic';

@@ -1,7 +1,6 @@
-import { withTimeout } from '@botfleet/core';
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import type IORedis from 'ioredis';
-import { jobs, type JobName, type JobPayload, type QueueName } from './jobs';
+import type { QueueName } from './jobs';
 
 export interface Queues {
   readonly prefix: string;
@@ -9,7 +8,10 @@ export interface Queues {
   close(): Promise<void>;
 }
 
-/** One BullMQ Queue per queue name, sharing a connection. `prefix` isolates deployments and tests. */
+/**
+ * One BullMQ Queue per queue name, sharing a connection. `prefix` isolates deployments and tests.
+ * Names come from the job declarations: `queues.get(executionRun.queue)`.
+ */
 export function createQueues(connection: IORedis, prefix: string): Queues {
   const cache = new Map<QueueName, Queue>();
   let closed = false;
@@ -34,28 +36,4 @@ export function createQueues(connection: IORedis, prefix: string): Queues {
       cache.clear();
     },
   };
-}
-
-const ENQUEUE_TIMEOUT_MS = 3_000;
-
-/** BullMQ forbids ':' in custom job ids; our ids never contain one, but guard the invariant. */
-function assertJobId(jobId: string): void {
-  if (jobId.includes(':')) throw new Error(`job id must not contain ':' (${jobId})`);
-}
-
-/**
- * Validates the payload against the catalog and adds the job. Ids are the row id, so adding the
- * same job twice while the first is still in Redis is a no-op (safe re-enqueue).
- */
-export async function enqueue<N extends JobName>(
-  queues: Queues,
-  name: N,
-  payload: JobPayload<N>,
-  options: JobsOptions & { jobId: string },
-): Promise<void> {
-  const def = jobs[name];
-  const data = def.schema.parse(payload);
-  assertJobId(options.jobId);
-  // BullMQ waits for a connection that is down instead of failing; a producer must not hang.
-  await withTimeout(queues.get(def.queue).add(name, data, options), ENQUEUE_TIMEOUT_MS, `Redis did not accept the ${name} job within ${ENQUEUE_TIMEOUT_MS} ms`);
 }

@@ -1,12 +1,20 @@
+import type { Db } from '@botfleet/db';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Authenticate } from './authenticate';
-import { parseInput, parsePath } from './parse-input';
+import { parseHeaders, parseInput, parsePath } from './parse-input';
 import type { AuthContext, Route } from './route';
 
 const PUBLIC: AuthContext = { keyId: '', organizationId: '', permission: 'read' };
 
-/** Turns declared routes into an Express router: authenticate, validate, run, respond. */
-export function mountRoutes(routes: Route[], authenticate: Authenticate, checkRateLimit: (keyId: string) => Promise<void>): Router {
+export interface MountDeps {
+  /** Handed to resource loaders. */
+  db: Db;
+  authenticate: Authenticate;
+  checkRateLimit: (keyId: string) => Promise<void>;
+}
+
+/** Turns declared routes into an Express router: authenticate, validate, load, run, respond. */
+export function mountRoutes(routes: Route[], { db, authenticate, checkRateLimit }: MountDeps): Router {
   const router = Router();
   for (const { definition: def, handler } of routes) {
     router[def.method](def.path, async (req: Request, res: Response, next: NextFunction) => {
@@ -17,9 +25,14 @@ export function mountRoutes(routes: Route[], authenticate: Authenticate, checkRa
         const path = def.params ? parsePath(def.params, req.params) : { params: undefined, notFound: null };
         const query = def.query ? parseInput(def.query, req.query, 'query') : undefined;
         const body = def.body ? parseInput(def.body, req.body === undefined ? {} : req.body, 'body') : undefined;
+        const headers = def.headers ? parseHeaders(def.headers, (name) => req.get(name)) : undefined;
         if (path.notFound) throw path.notFound;
         const params = path.params;
-        const result = await handler({ auth, params, query, body, req, res });
+        // One after another, in declaration order: a later loader's 404 only speaks once the
+        // earlier resource (e.g. the bot a script belongs to) is known to be the caller's.
+        const loaded: Record<string, unknown> = {};
+        for (const [name, load] of Object.entries(def.load ?? {})) loaded[name] = await load({ db, auth, params });
+        const result = await handler({ ...loaded, auth, params, query, body, headers, req, res });
         if (result.handled) return;
         for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
         if (result.body === undefined) res.status(result.status).end();

@@ -25,3 +25,21 @@ export function parsePath<S extends z.ZodType>(schema: S, value: unknown): { par
   if (cannotExist) return { params: null, notFound: new AppError('not_found', issues[0]!.message) };
   throw validationError(toValidationIssues(result.error), 'path');
 }
+
+/**
+ * Parses the headers a route declares, each looked up by its documented name whatever case the
+ * client used. Failures are a 400 naming each header, in the words the API always used for them
+ * ("Invalid Idempotency-Key header").
+ */
+export function parseHeaders<S extends z.ZodObject>(schema: S, header: (name: string) => string | undefined): z.output<S> {
+  const given: Record<string, string> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const value = header(name);
+    if (value !== undefined) given[name] = value;
+  }
+  const result = schema.safeParse(given);
+  if (result.success) return result.data;
+  const issues = toValidationIssues(result.error);
+  const names = [...new Set(issues.map((issue) => issue.path))];
+  throw validationError(issues, 'header', `Invalid ${names.join(', ')} header${names.length > 1 ? 's' : ''}`);
+}

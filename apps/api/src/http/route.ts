@@ -1,8 +1,11 @@
 import type { Permission } from '@botfleet/core';
+import type { Db } from '@botfleet/db';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 
 type Schema = z.ZodType | undefined;
+/** Headers are named fields, so their schema is an object whose keys are the header names. */
+type HeadersSchema = z.ZodObject | undefined;
 type Output<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** The authenticated caller: an API key of one organization. */
@@ -12,14 +15,29 @@ export interface AuthContext {
   permission: Permission;
 }
 
+/** What a resource loader is given: the database, who is calling and the parsed path. */
+export interface LoaderInput<P> {
+  db: Db;
+  auth: AuthContext;
+  params: P;
+}
+
+/**
+ * Fetches the resource a path names, as the caller may see it, and throws the 404 envelope when
+ * it is not the caller's. Declared once per resource (routes/resource-loaders.ts) and named in a
+ * route's `load`; runs after authentication and input validation, so a bad request answers 400
+ * before anyone learns whether the resource exists.
+ */
+export type ResourceLoader<P, T> = (input: LoaderInput<P>) => Promise<T>;
+
 export interface RouteResponseSpec {
   description: string;
   schema?: z.ZodType;
 }
 
-export interface RouteDefinition<P extends Schema, Q extends Schema, B extends Schema> {
+export interface RouteDefinition<P extends Schema, Q extends Schema, B extends Schema, H extends HeadersSchema, L> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  /** Express-style path below /api/v1 (or absolute when `absolute` is set). */
+  /** Express-style path below /api/v1. */
   path: string;
   summary: string;
   tag: string;
@@ -28,19 +46,32 @@ export interface RouteDefinition<P extends Schema, Q extends Schema, B extends S
   params?: P;
   query?: Q;
   body?: B;
-  /** Request headers worth documenting (e.g. Idempotency-Key). */
-  headers?: Record<string, string>;
+  /**
+   * Request headers the route reads (e.g. Idempotency-Key), keyed by their documented name and
+   * matched case-insensitively; validated like the body and documented as header parameters.
+   * Headers not named here are not the route's business and are ignored.
+   */
+  headers?: H;
+  /** Resources the path names, loaded in this order; each reaches the handler under its key. */
+  load?: L;
   responses: Record<number, RouteResponseSpec>;
 }
 
-export interface RouteContext<P, Q, B> {
+export interface RouteContext<P, Q, B, H> {
   auth: AuthContext;
   params: P;
   query: Q;
   body: B;
+  headers: H;
   req: Request;
   res: Response;
 }
+
+/** Loaders for a route whose parsed path is P; their keys may not shadow the context's own. */
+type LoadersFor<P> = Record<string, ResourceLoader<P, unknown>> & { [K in keyof RouteContext<P, unknown, unknown, unknown>]?: never };
+
+/** What the route's loaders resolve to, by key. */
+export type Loaded<L> = { [K in keyof L]: L[K] extends ResourceLoader<never, infer T> ? T : never };
 
 export interface RouteResult {
   status: number;
@@ -50,18 +81,27 @@ export interface RouteResult {
   handled?: boolean;
 }
 
+/** A declared route with its types erased, as the mounting and documenting code sees it. */
 export interface Route {
-  definition: RouteDefinition<Schema, Schema, Schema>;
-  handler: (ctx: RouteContext<unknown, unknown, unknown>) => Promise<RouteResult>;
+  definition: RouteDefinition<Schema, Schema, Schema, HeadersSchema, Record<string, ResourceLoader<unknown, unknown>>>;
+  handler: (ctx: RouteContext<unknown, unknown, unknown, unknown> & Record<string, unknown>) => Promise<RouteResult>;
 }
 
 /**
  * The one way to declare an endpoint: the same zod schemas validate requests and feed the
- * OpenAPI document, so the two cannot drift apart.
+ * OpenAPI document, so the two cannot drift apart. Requests are checked in a fixed order: who you
+ * are (401/403), then what you sent (400: path, query, body, headers), then what exists (404:
+ * ids that cannot exist, then each loader), and only then does the handler run.
  */
-export function defineRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
-  definition: RouteDefinition<P, Q, B>,
-  handler: (ctx: RouteContext<Output<P>, Output<Q>, Output<B>>) => Promise<RouteResult>,
+export function defineRoute<
+  P extends Schema = undefined,
+  Q extends Schema = undefined,
+  B extends Schema = undefined,
+  H extends HeadersSchema = undefined,
+  L extends LoadersFor<Output<P>> = Record<never, never>,
+>(
+  definition: RouteDefinition<P, Q, B, H, L>,
+  handler: (ctx: RouteContext<Output<P>, Output<Q>, Output<B>, Output<H>> & Loaded<L>) => Promise<RouteResult>,
 ): Route {
   return { definition, handler } as unknown as Route;
 }

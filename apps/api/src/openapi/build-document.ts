@@ -22,6 +22,21 @@ function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query')
   }));
 }
 
+/** Header parameters carry their description beside the schema, as the document always showed them. */
+function headerParametersOf(schema: z.ZodType | undefined) {
+  if (!schema) return [];
+  const json = toSchema(schema, 'input');
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, { description, ...propertySchema }]) => ({
+    name,
+    in: 'header',
+    required: required.has(name),
+    ...(typeof description === 'string' ? { description } : {}),
+    schema: propertySchema,
+  }));
+}
+
 const ERROR_RESPONSES: Record<number, string> = {
   400: 'Validation failed (`validation_error`, `invalid_json`, ...)',
   401: 'Missing, malformed, unknown or revoked API key',
@@ -46,20 +61,13 @@ export function buildOpenApiDocument(routes: Route[], info: { version: string; s
         responses[status] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
       }
     }
-    const headerParameters = Object.entries(def.headers ?? {}).map(([name, description]) => ({
-      name,
-      in: 'header',
-      required: false,
-      description,
-      schema: { type: 'string' },
-    }));
     (paths[path] ??= {})[def.method] = {
       summary: def.summary,
       tags: [def.tag],
       operationId: `${def.method}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       security: def.permission ? [{ bearer: [] }] : [],
       ...(def.permission ? { 'x-permission': def.permission } : {}),
-      parameters: [...parametersOf(def.params, 'path'), ...parametersOf(def.query, 'query'), ...headerParameters],
+      parameters: [...parametersOf(def.params, 'path'), ...parametersOf(def.query, 'query'), ...headerParametersOf(def.headers)],
       ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(def.body, 'input') } } } } : {}),
       responses,
     };

@@ -1,4 +1,5 @@
 import { hashApiKey } from '@botfleet/core';
+import { findApiKey } from '@botfleet/db';
 import request from 'supertest';
 import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
@@ -24,7 +25,7 @@ describe('API keys', () => {
     });
     const key: string = created.body.key;
 
-    const row = await h.db.apiKey.findUniqueOrThrow({ where: { id: created.body.id } });
+    const row = (await findApiKey(h.db, created.body.id))!;
     expect(row.keyHash).toBe(hashApiKey(key));
     expect(JSON.stringify(row)).not.toContain(key);
 

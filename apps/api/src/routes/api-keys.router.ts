@@ -1,18 +1,10 @@
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, listOf, notFound } from '@botfleet/core';
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKey } from '@botfleet/db';
+import { createApiKey, listApiKeys, revokeApiKey } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { ms } from '../views/time';
+import { toApiKeyView, toCreatedApiKeyView } from '../views/api-key.view';
+import { toListView } from '../views/collection.view';
 import { ApiKeyParams } from './path-params';
-
-const toApiKeyView = (key: ApiKey) => ({
-  id: key.id,
-  name: key.name,
-  permission: key.permission,
-  keyPrefix: key.keyPrefix,
-  createdAt: key.createdAt.getTime(),
-  lastUsedAt: ms(key.lastUsedAt),
-});
 
 export function apiKeyRoutes({ db }: ApiDeps, onKeyRevoked: (keyId: string) => void): Route[] {
   return [
@@ -28,7 +20,7 @@ export function apiKeyRoutes({ db }: ApiDeps, onKeyRevoked: (keyId: string) => v
       },
       async ({ auth, body }) => {
         const { row, key } = await createApiKey(db, { organizationId: auth.organizationId, ...body });
-        return { status: 201, body: { ...toApiKeyView(row), key } };
+        return { status: 201, body: toCreatedApiKeyView(row, key) };
       },
     ),
     defineRoute(
@@ -40,7 +32,7 @@ export function apiKeyRoutes({ db }: ApiDeps, onKeyRevoked: (keyId: string) => v
         permission: 'admin',
         responses: { 200: { description: 'The keys', schema: listOf(ApiKeySchema) } },
       },
-      async ({ auth }) => ({ status: 200, body: { data: (await listApiKeys(db, auth.organizationId)).map(toApiKeyView) } }),
+      async ({ auth }) => ({ status: 200, body: toListView((await listApiKeys(db, auth.organizationId)).map(toApiKeyView)) }),
     ),
     defineRoute(
       {

@@ -1,3 +1,4 @@
+import { findStoredManifest } from '@botfleet/db';
 import request from 'supertest';
 import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
@@ -136,7 +137,7 @@ describe('GET, PATCH and DELETE /api/v1/bots/:botId', () => {
     expect(del.text).toBe('');
     expect((await request(h.app).get(`/api/v1/bots/${bot.id}`).set(org.auth('read'))).status).toBe(404);
     expect((await request(h.app).delete(`/api/v1/bots/${bot.id}`).set(org.auth('write'))).status).toBe(404);
-    expect(await h.db.manifest.findUnique({ where: { botId: bot.id } })).toBeNull();
+    expect(await findStoredManifest(h.db, bot.id)).toBeNull();
   });
 
   it.each([

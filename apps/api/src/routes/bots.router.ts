@@ -10,9 +10,10 @@ import {
 import { createBot, deleteBot, listBots, updateBot } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { requireBot } from '../services/find-bot';
 import { toBotDetail, toBotSummary } from '../views/bot.view';
+import { toPageView } from '../views/collection.view';
 import { BotParams } from './path-params';
+import { botOfCaller } from './resource-loaders';
 
 export function botRoutes({ db }: ApiDeps): Route[] {
   return [
@@ -31,7 +32,7 @@ export function botRoutes({ db }: ApiDeps): Route[] {
           limit: query.limit,
           cursor: query.cursor,
         });
-        return { status: 200, body: { data: page.items.map(toBotSummary), nextCursor: page.nextCursor } };
+        return { status: 200, body: toPageView(page, toBotSummary) };
       },
     ),
     defineRoute(
@@ -57,9 +58,10 @@ export function botRoutes({ db }: ApiDeps): Route[] {
         summary: 'Get a bot',
         permission: 'read',
         params: BotParams,
+        load: { bot: botOfCaller },
         responses: { 200: { description: 'The bot', schema: BotDetailSchema } },
       },
-      async ({ auth, params }) => ({ status: 200, body: toBotDetail(await requireBot(db, auth.organizationId, params.botId)) }),
+      async ({ bot }) => ({ status: 200, body: toBotDetail(bot) }),
     ),
     defineRoute(
       {

@@ -1,7 +1,6 @@
-import { newId } from '@botfleet/core';
-import { createDeliveryForCompletedExecution, recordDeliveryAttempt } from '@botfleet/db';
+import { createCompletedExecution, createDeliveryForCompletedExecution, deleteBotsOfOrganization, findDelivery, recordDeliveryAttempt } from '@botfleet/db';
 import request from 'supertest';
-import { DeliverySchema } from './deliveries.router';
+import { DeliverySchema } from './deliveries.schema';
 import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
 let h: ApiHarness;
@@ -16,7 +15,7 @@ beforeAll(async () => {
   stranger = await h.newOrg();
 });
 afterAll(async () => {
-  await h.db.bot.deleteMany({ where: { organizationId: { in: [org.id, stranger.id] } } });
+  for (const o of [org, stranger]) await deleteBotsOfOrganization(h.db, o.id);
   await h.close();
 });
 
@@ -28,9 +27,7 @@ async function completedExecution(extractedData: unknown) {
     .set(org.auth('write'))
     .send({ webhook: { url: 'https://hooks.example/in', auth: 'hmac', secret: SECRET, dataPath: 'items' } });
   expect(manifest.status).toBe(200);
-  const execution = await h.db.execution.create({
-    data: { id: newId('exe'), botId, organizationId: org.id, status: 'completed', completedAt: new Date(), extractedData: extractedData as object },
-  });
+  const execution = await createCompletedExecution(h.db, { botId, organizationId: org.id, extractedData });
   return { botId, executionId: execution.id };
 }
 
@@ -55,7 +52,7 @@ describe('GET /executions/:executionId/deliveries', () => {
 
     const pending = await getDeliveries(run.executionId);
     expect(pending.status).toBe(200);
-    const row = await h.db.webhookDelivery.findUniqueOrThrow({ where: { id } });
+    const row = (await findDelivery(h.db, id))!;
     expect(pending.body).toEqual({
       data: [
         {

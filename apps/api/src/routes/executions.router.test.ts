@@ -1,3 +1,5 @@
+import { listExecutions } from '@botfleet/db';
+import { executionRun } from '@botfleet/queue';
 import request from 'supertest';
 import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
@@ -31,7 +33,7 @@ describe('POST /api/v1/bots/:botId/executions', () => {
     expect(res.body).toEqual({ executionId: expect.stringMatching(/^exe_/), status: 'pending' });
     expect(res.headers.location).toBe(`/api/v1/executions/${res.body.executionId}`);
 
-    const job = await h.queues.get('executions').getJob(res.body.executionId);
+    const job = await h.queues.get(executionRun.queue).getJob(res.body.executionId);
     expect(job?.name).toBe('execution.run');
     expect(job?.data).toEqual({ executionId: res.body.executionId });
 
@@ -101,7 +103,7 @@ describe('POST /api/v1/bots/:botId/executions', () => {
     const ids = new Set(responses.map((r) => r.body.executionId));
     expect(ids.size).toBe(1);
     expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 202]);
-    expect(await h.db.execution.count({ where: { botId } })).toBe(1);
+    expect((await listExecutions(h.db, botId, { limit: 100 })).items).toHaveLength(1);
 
     const otherBot = await actionBot();
     const reused = await trigger(otherBot, { params: { query: 'x' } }, headers);
@@ -119,7 +121,7 @@ describe('cancel and lookups', () => {
     const res = await request(h.app).post(`/api/v1/executions/${executionId}/cancel`).set(org.auth('write'));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: executionId, status: 'cancelled', completedAt: expect.any(Number) });
-    expect(await h.queues.get('executions').getJob(executionId)).toBeUndefined();
+    expect(await h.queues.get(executionRun.queue).getJob(executionId)).toBeUndefined();
     const again = await request(h.app).post(`/api/v1/executions/${executionId}/cancel`).set(org.auth('write'));
     expect(again.status).toBe(409);
     expect(again.body.error.message).toBe('Execution is already cancelled');

@@ -8,30 +8,28 @@ import {
   TimestampSchema,
   TriggerBodySchema,
 } from '@botfleet/core';
-import { cancelExecution, latestExecution, latestExtract, listExecutions } from '@botfleet/db';
-import { cancelChannel } from '@botfleet/queue';
+import { cancelExecution, findExecution, latestExecution, latestExtract, listExecutions } from '@botfleet/db';
+import { cancelChannel, executionRun } from '@botfleet/queue';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { requireBot } from '../services/find-bot';
-import { requireExecution } from '../services/find-execution';
 import { triggerExecution } from '../services/trigger-execution';
-import { toExecutionView } from '../views/execution.view';
+import { toPageView } from '../views/collection.view';
+import { toExecutionView, toTriggerReceiptView } from '../views/execution.view';
+import { toLatestExtractView } from '../views/extract.view';
 import { BotParams, ExecutionParams } from './path-params';
+import { botOfCaller, botToTrigger, executionOfCaller } from './resource-loaders';
 
-const IdempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'must be 1-255 visible ASCII characters');
+const TriggerHeadersSchema = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1-255 visible ASCII characters')
+    .optional()
+    .describe('Repeating a key within 24 h returns the first execution (200) instead of starting another'),
+});
 
 const TriggerResponseSchema = z.object({ executionId: z.string(), status: ExecutionSchema.shape.status });
 const LatestExtractSchema = z.object({ executionId: z.string(), completedAt: TimestampSchema, data: z.unknown() });
-
-function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const parsed = IdempotencyKeySchema.safeParse(header);
-  if (!parsed.success) {
-    throw new AppError('validation_error', 'Invalid Idempotency-Key header', [{ path: 'Idempotency-Key', message: parsed.error.issues[0]!.message, in: 'header' }]);
-  }
-  return parsed.data;
-}
 
 export function executionRoutes(deps: ApiDeps): Route[] {
   const { db } = deps;
@@ -45,23 +43,24 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         permission: 'write',
         params: BotParams,
         body: TriggerBodySchema,
-        headers: { 'Idempotency-Key': 'Repeating a key within 24 h returns the first execution (200) instead of starting another' },
+        headers: TriggerHeadersSchema,
+        load: { bot: botToTrigger },
         responses: {
           202: { description: 'Accepted; the execution is pending', schema: TriggerResponseSchema },
           200: { description: 'The execution first created with this Idempotency-Key', schema: TriggerResponseSchema },
           409: { description: 'The bot is paused' },
         },
       },
-      async ({ auth, params, body, req }) => {
+      async ({ auth, bot, body, headers }) => {
         const { execution, created } = await triggerExecution(deps, {
           organizationId: auth.organizationId,
-          botId: params.botId,
+          bot,
           params: body.params ?? {},
-          idempotencyKey: idempotencyKeyOf(req.headers['idempotency-key']),
+          idempotencyKey: headers['Idempotency-Key'],
         });
         return {
           status: created ? 202 : 200,
-          body: { executionId: execution.id, status: execution.status },
+          body: toTriggerReceiptView(execution),
           headers: { Location: `/api/v1/executions/${execution.id}` },
         };
       },
@@ -75,13 +74,13 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         permission: 'read',
         params: BotParams,
         query: PaginationQuerySchema,
+        load: { bot: botOfCaller },
         responses: { 200: { description: 'A page of executions', schema: pageOf(ExecutionSchema) } },
       },
-      async ({ auth, params, query }) => {
-        await requireBot(db, auth.organizationId, params.botId);
-        const page = await listExecutions(db, params.botId, { limit: query.limit, cursor: query.cursor });
+      async ({ bot, query }) => {
+        const page = await listExecutions(db, bot.id, { limit: query.limit, cursor: query.cursor });
         const now = Date.now();
-        return { status: 200, body: { data: page.items.map((e) => toExecutionView(e, now)), nextCursor: page.nextCursor } };
+        return { status: 200, body: toPageView(page, (e) => toExecutionView(e, now)) };
       },
     ),
     defineRoute(
@@ -92,11 +91,11 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         summary: 'The bot’s most recent execution, whatever its outcome',
         permission: 'read',
         params: BotParams,
+        load: { bot: botOfCaller },
         responses: { 200: { description: 'The execution', schema: ExecutionSchema } },
       },
-      async ({ auth, params }) => {
-        await requireBot(db, auth.organizationId, params.botId);
-        const execution = await latestExecution(db, params.botId);
+      async ({ bot }) => {
+        const execution = await latestExecution(db, bot.id);
         if (!execution) throw notFound('Execution');
         return { status: 200, body: toExecutionView(execution) };
       },
@@ -109,13 +108,13 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         summary: 'Extracted data of the bot’s most recent successful execution',
         permission: 'read',
         params: BotParams,
+        load: { bot: botOfCaller },
         responses: { 200: { description: 'The data', schema: LatestExtractSchema } },
       },
-      async ({ auth, params }) => {
-        await requireBot(db, auth.organizationId, params.botId);
-        const execution = await latestExtract(db, params.botId);
+      async ({ bot }) => {
+        const execution = await latestExtract(db, bot.id);
         if (!execution || !execution.completedAt) throw notFound('Extracted data');
-        return { status: 200, body: { executionId: execution.id, completedAt: execution.completedAt.getTime(), data: execution.extractedData } };
+        return { status: 200, body: toLatestExtractView({ ...execution, completedAt: execution.completedAt }) };
       },
     ),
     defineRoute(
@@ -126,9 +125,10 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         summary: 'Get an execution',
         permission: 'read',
         params: ExecutionParams,
+        load: { execution: executionOfCaller },
         responses: { 200: { description: 'The execution', schema: ExecutionSchema } },
       },
-      async ({ auth, params }) => ({ status: 200, body: toExecutionView(await requireExecution(db, auth.organizationId, params.executionId)) }),
+      async ({ execution }) => ({ status: 200, body: toExecutionView(execution) }),
     ),
     defineRoute(
       {
@@ -138,21 +138,24 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         summary: 'Cancel a pending or running execution',
         permission: 'write',
         params: ExecutionParams,
+        load: { execution: executionOfCaller },
         responses: { 200: { description: 'The cancelled execution', schema: ExecutionSchema }, 409: { description: 'The execution already ended' } },
       },
-      async ({ auth, params }) => {
-        const cancelled = await cancelExecution(db, auth.organizationId, params.executionId);
-        const execution = await requireExecution(db, auth.organizationId, params.executionId);
+      async ({ auth, execution }) => {
+        const cancelled = await cancelExecution(db, auth.organizationId, execution.id);
         if (!cancelled) {
-          throw new AppError('conflict', `Execution is already ${execution.status}`);
+          // Read again: the loaded row may predate whatever ended it meanwhile.
+          const current = await findExecution(db, auth.organizationId, execution.id);
+          if (!current) throw notFound('Execution');
+          throw new AppError('conflict', `Execution is already ${current.status}`);
         }
         // Best effort: a waiting job is dropped, a running one is told to stop. The row is already
         // final, so a worker that misses both simply cannot write its result.
         await settlesWithin(
-          Promise.allSettled([deps.queues.get('executions').remove(execution.id), deps.redis.publish(cancelChannel(deps.queues.prefix), execution.id)]),
+          Promise.allSettled([deps.queues.get(executionRun.queue).remove(executionRun.jobIdOf({ executionId: cancelled.id })), deps.redis.publish(cancelChannel(deps.queues.prefix), cancelled.id)]),
           2_000,
         );
-        return { status: 200, body: toExecutionView(execution) };
+        return { status: 200, body: toExecutionView(cancelled) };
       },
     ),
   ];

@@ -1,4 +1,5 @@
 import { withTimeout } from '@botfleet/core';
+import { pingDatabase } from '@botfleet/db';
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { sendError } from '../http/error-handler';
@@ -11,7 +12,7 @@ export function healthRouter({ db, redis }: ApiDeps): Router {
   });
   router.get('/readyz', async (_req, res) => {
     const checks = await Promise.allSettled([
-      withTimeout(db.$queryRaw`SELECT 1`, 2_000, 'database did not answer'),
+      withTimeout(pingDatabase(db), 2_000, 'database did not answer'),
       withTimeout(redis.ping(), 2_000, 'redis did not answer'),
     ]);
     const [database, queue] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'down'));

@@ -1,3 +1,4 @@
+import { findStoredManifest } from '@botfleet/db';
 import request from 'supertest';
 import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
@@ -57,7 +58,7 @@ describe('manifest', () => {
     expect(res.body.webhook).toEqual({ url: 'https://hooks.example/in', auth: 'hmac', secret: '********' });
     expect(JSON.stringify((await get(botId)).body)).not.toContain(secret);
 
-    const row = await h.db.manifest.findUniqueOrThrow({ where: { botId } });
+    const row = (await findStoredManifest(h.db, botId))!;
     expect(JSON.stringify(row)).not.toContain(secret);
     expect(row.webhookSecretEnc).toMatch(/^v1\./);
     expect(h.deps.secretBox.decrypt(row.webhookSecretEnc!)).toBe(secret);
@@ -65,10 +66,10 @@ describe('manifest', () => {
     // Omitted and masked secrets keep the stored one; a new one replaces it.
     await put(botId, { webhook: { url: 'https://hooks.example/v2', auth: 'hmac' } });
     await put(botId, { webhook: { url: 'https://hooks.example/v3', auth: 'hmac', secret: '********' } });
-    const kept = await h.db.manifest.findUniqueOrThrow({ where: { botId } });
+    const kept = (await findStoredManifest(h.db, botId))!;
     expect(h.deps.secretBox.decrypt(kept.webhookSecretEnc!)).toBe(secret);
     await put(botId, { webhook: { url: 'https://hooks.example/v3', auth: 'hmac', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } });
-    const rotated = await h.db.manifest.findUniqueOrThrow({ where: { botId } });
+    const rotated = (await findStoredManifest(h.db, botId))!;
     expect(h.deps.secretBox.decrypt(rotated.webhookSecretEnc!)).toBe('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
   });
 
@@ -79,7 +80,7 @@ describe('manifest', () => {
     const res = await put(botId, { webhook });
     expect(res.status).toBe(200);
     expect(res.body.webhook).toEqual({ ...webhook, password: '********' });
-    const row = await h.db.manifest.findUniqueOrThrow({ where: { botId } });
+    const row = (await findStoredManifest(h.db, botId))!;
     expect(JSON.stringify(row)).not.toContain(password);
     expect(h.deps.secretBox.decrypt(row.webhookPasswordEnc!)).toBe(password);
   });
@@ -89,7 +90,7 @@ describe('manifest', () => {
     await put(botId, { webhook: { url: 'https://hooks.example/in', auth: 'hmac', secret: 's3cret' } });
     const res = await put(botId, { webhook: { url: 'https://hooks.example/in', auth: 'none' } });
     expect(res.body.webhook).toEqual({ url: 'https://hooks.example/in', auth: 'none' });
-    expect((await h.db.manifest.findUniqueOrThrow({ where: { botId } })).webhookSecretEnc).toBeNull();
+    expect(((await findStoredManifest(h.db, botId))!).webhookSecretEnc).toBeNull();
   });
 
   it.each([

@@ -1,10 +1,11 @@
 import { ManifestSchema, ManifestUpdateSchema } from '@botfleet/core';
-import { loadManifest } from '@botfleet/db';
+import { loadManifest, modifyManifest } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { requireBot } from '../services/find-bot';
-import { toManifestView, updateManifest } from '../services/manifest.service';
+import { applyManifestUpdate } from '../services/manifest.service';
+import { toManifestView } from '../views/manifest.view';
 import { BotParams } from './path-params';
+import { botOfCaller } from './resource-loaders';
 
 export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
   return [
@@ -16,12 +17,10 @@ export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
         summary: 'Get the bot’s manifest (secrets masked)',
         permission: 'read',
         params: BotParams,
+        load: { bot: botOfCaller },
         responses: { 200: { description: 'The manifest', schema: ManifestSchema } },
       },
-      async ({ auth, params }) => {
-        await requireBot(db, auth.organizationId, params.botId);
-        return { status: 200, body: toManifestView(await loadManifest(db, params.botId)) };
-      },
+      async ({ bot }) => ({ status: 200, body: toManifestView(await loadManifest(db, bot.id)) }),
     ),
     defineRoute(
       {
@@ -32,16 +31,13 @@ export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
         permission: 'write',
         params: BotParams,
         body: ManifestUpdateSchema,
+        load: { bot: botOfCaller },
         responses: { 200: { description: 'The new manifest (secrets masked)', schema: ManifestSchema } },
       },
-      async ({ auth, params, body }) => {
-        await requireBot(db, auth.organizationId, params.botId);
-        // One transaction so two concurrent PUTs cannot interleave their read-merge-write.
-        const manifest = await db.$transaction(async (tx) => {
-          await tx.$executeRaw`SELECT 1 FROM "Manifest" WHERE "botId" = ${params.botId} FOR UPDATE`;
-          return updateManifest(tx, secretBox, params.botId, body);
-        });
-        return { status: 200, body: manifest };
+      async ({ bot, body }) => {
+        // Locked read-merge-write, so two concurrent PUTs cannot interleave theirs.
+        const manifest = await modifyManifest(db, bot.id, (current) => applyManifestUpdate(secretBox, current, body));
+        return { status: 200, body: toManifestView(manifest) };
       },
     ),
   ];

@@ -1,3 +1,5 @@
+import { deleteBotsOfOrganization, findSchedule } from '@botfleet/db';
+import { scheduleTick } from '@botfleet/queue';
 import { deletePrefixedKeys } from '@botfleet/scheduler/src/testing/redis-keys';
 import request from 'supertest';
 import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
@@ -7,7 +9,8 @@ const MIN_INTERVAL = 30;
 
 let h: ApiHarness;
 let org: TestOrg;
-const createdBots: string[] = [];
+/** Organizations whose bots this file created, so their schedules can be removed afterwards. */
+const botOwners = new Set<string>();
 
 beforeAll(async () => {
   h = await createApiHarness({ minScheduleIntervalSeconds: MIN_INTERVAL });
@@ -15,19 +18,19 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // No active schedule is left in the shared database for a scheduler to find.
-  await h.db.bot.deleteMany({ where: { id: { in: createdBots } } });
+  for (const organizationId of botOwners) await deleteBotsOfOrganization(h.db, organizationId);
   await deletePrefixedKeys(h.deps.redis, h.queues.prefix);
   await h.close();
 });
 
 const newBot = async (o: TestOrg = org): Promise<string> => {
   const id: string = (await request(h.app).post('/api/v1/bots').set(o.auth('write')).send({ name: 'scheduled', targetUrl: 'https://a.example' })).body.id;
-  createdBots.push(id);
+  botOwners.add(o.id);
   return id;
 };
 const getSchedule = (botId: string, o: TestOrg = org) => request(h.app).get(`/api/v1/bots/${botId}/schedule`).set(o.auth('read'));
 const putSchedule = (botId: string, body: object, o: TestOrg = org) => request(h.app).put(`/api/v1/bots/${botId}/schedule`).set(o.auth('write')).send(body);
-const jobScheduler = (botId: string) => h.queues.get('schedules').getJobScheduler(`bot-${botId}`);
+const jobScheduler = (botId: string) => h.queues.get(scheduleTick.queue).getJobScheduler(`bot-${botId}`);
 
 describe('GET /api/v1/bots/:botId/schedule', () => {
   it('answers a never-set schedule with nulls and active false', async () => {
@@ -80,7 +83,7 @@ describe('PUT /api/v1/bots/:botId/schedule', () => {
     expect(res.body).toEqual({ interval: 90, active: false, nextRunAt: null, lastRunAt: null });
     expect((await getSchedule(botId)).body).toEqual(res.body);
     expect(await jobScheduler(botId)).toBeUndefined();
-    expect(await h.db.schedule.findUniqueOrThrow({ where: { botId } })).toMatchObject({ nextRunAt: null });
+    expect(await findSchedule(h.db, botId)).toMatchObject({ nextRunAt: null });
   });
 
   it('a paused bot keeps its schedule active but has no next run and nothing armed', async () => {
@@ -124,7 +127,7 @@ describe('PUT /api/v1/bots/:botId/schedule', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(field);
-    expect(await h.db.schedule.findUnique({ where: { botId } })).toBeNull();
+    expect(await findSchedule(h.db, botId)).toBeNull();
   });
 
   it('names the configured minimum in the message', async () => {
@@ -156,7 +159,7 @@ describe('access', () => {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
-    expect(await h.db.schedule.findUnique({ where: { botId } })).toBeNull();
+    expect(await findSchedule(h.db, botId)).toBeNull();
     expect(await jobScheduler(botId)).toBeUndefined();
   });
 });

@@ -1,27 +1,15 @@
-import { PutScheduleSchema, ScheduleSchema, type ScheduleView } from '@botfleet/core';
-import { findSchedule, type Bot, type Schedule } from '@botfleet/db';
+import { PutScheduleSchema, ScheduleSchema } from '@botfleet/core';
+import { findSchedule } from '@botfleet/db';
 import { applySchedule } from '../services/apply-schedule';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { requireBot } from '../services/find-bot';
-import { ms } from '../views/time';
+import { toScheduleView } from '../views/schedule.view';
 import { BotParams } from './path-params';
+import { botOfCaller } from './resource-loaders';
 
 const SCHEDULE_DESCRIPTION =
   'The schedule; `interval` in seconds (null and `active: false` when never set). `nextRunAt` is when the next ' +
   'scheduled execution is created (null while inactive or while the bot is paused); `lastRunAt` when the latest was.';
-
-/** A paused bot's schedule does not fire, so it has no next run even while `active` is kept. */
-function toScheduleView(schedule: Schedule | null, bot: Pick<Bot, 'status'>): ScheduleView {
-  if (!schedule) return { interval: null, active: false, nextRunAt: null, lastRunAt: null };
-  const fires = schedule.active && bot.status === 'active';
-  return {
-    interval: schedule.intervalSeconds,
-    active: schedule.active,
-    nextRunAt: fires ? ms(schedule.nextRunAt) : null,
-    lastRunAt: ms(schedule.lastRunAt),
-  };
-}
 
 export function scheduleRoutes(deps: ApiDeps): Route[] {
   const { db, settings } = deps;
@@ -40,12 +28,10 @@ export function scheduleRoutes(deps: ApiDeps): Route[] {
         summary: 'Get the bot’s schedule',
         permission: 'read',
         params: BotParams,
+        load: { bot: botOfCaller },
         responses: { 200: { description: SCHEDULE_DESCRIPTION, schema: ScheduleSchema } },
       },
-      async ({ auth, params }) => {
-        const bot = await requireBot(db, auth.organizationId, params.botId);
-        return { status: 200, body: toScheduleView(await findSchedule(db, bot.id), bot) };
-      },
+      async ({ bot }) => ({ status: 200, body: toScheduleView(await findSchedule(db, bot.id), bot) }),
     ),
     defineRoute(
       {
@@ -56,10 +42,10 @@ export function scheduleRoutes(deps: ApiDeps): Route[] {
         permission: 'write',
         params: BotParams,
         body: PutBody,
+        load: { bot: botOfCaller },
         responses: { 200: { description: SCHEDULE_DESCRIPTION, schema: ScheduleSchema } },
       },
-      async ({ auth, params, body }) => {
-        const bot = await requireBot(db, auth.organizationId, params.botId);
+      async ({ bot, body }) => {
         const schedule = await applySchedule(deps, bot, { intervalSeconds: body.interval, active: body.active });
         return { status: 200, body: toScheduleView(schedule, bot) };
       },

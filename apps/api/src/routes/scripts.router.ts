@@ -1,12 +1,12 @@
-import { AppError, CreateScriptSchema, listOf, notFound, ScriptSchema, UpdateScriptSchema } from '@botfleet/core';
-import { createHandwrittenScript, deleteScript, findScript, listScripts, updateScript, type Db } from '@botfleet/db';
-import { z } from 'zod';
+import { AppError, CreateScriptSchema, listOf, ScriptSchema, UpdateScriptSchema } from '@botfleet/core';
+import { createHandwrittenScript, deleteScript, listScripts, updateScript } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { validationError } from '../http/validation-issues';
-import { requireBot } from '../services/find-bot';
+import { toListView } from '../views/collection.view';
 import { toScriptView } from '../views/script.view';
 import { BotParams, resourceId } from './path-params';
+import { botOfCaller, scriptOfCaller } from './resource-loaders';
 
 const ScriptParams = BotParams.extend({ scriptId: resourceId('scr', 'Script') });
 
@@ -15,12 +15,6 @@ function checkModuleForm(source: string | undefined): void {
   if (source !== undefined && !/\bexport\s+default\b/.test(source)) {
     throw validationError([{ path: 'source', message: 'must be a module whose default export is async ({ page, params, log, step }) => data' }], 'body');
   }
-}
-
-async function requireScript(db: Db, botId: string, scriptId: string) {
-  const script = await findScript(db, botId, scriptId);
-  if (!script) throw notFound('Script');
-  return script;
 }
 
 export function scriptRoutes({ db }: ApiDeps): Route[] {
@@ -33,12 +27,10 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
         summary: 'The bot’s scripts: the one generated from its steps and any handwritten ones',
         permission: 'read',
         params: BotParams,
+        load: { bot: botOfCaller },
         responses: { 200: { description: 'The scripts', schema: listOf(ScriptSchema) } },
       },
-      async ({ auth, params }) => {
-        await requireBot(db, auth.organizationId, params.botId);
-        return { status: 200, body: { data: (await listScripts(db, params.botId)).map(toScriptView) } };
-      },
+      async ({ bot }) => ({ status: 200, body: toListView((await listScripts(db, bot.id)).map(toScriptView)) }),
     ),
     defineRoute(
       {
@@ -49,12 +41,12 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
         permission: 'write',
         params: BotParams,
         body: CreateScriptSchema,
+        load: { bot: botOfCaller },
         responses: { 201: { description: 'The script', schema: ScriptSchema } },
       },
-      async ({ auth, params, body }) => {
-        await requireBot(db, auth.organizationId, params.botId);
+      async ({ bot, body }) => {
         checkModuleForm(body.source);
-        const script = await db.$transaction((tx) => createHandwrittenScript(tx, params.botId, body));
+        const script = await createHandwrittenScript(db, bot.id, body);
         return { status: 201, body: toScriptView(script) };
       },
     ),
@@ -67,16 +59,15 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
         permission: 'write',
         params: ScriptParams,
         body: UpdateScriptSchema,
+        load: { bot: botOfCaller, script: scriptOfCaller },
         responses: { 200: { description: 'The script', schema: ScriptSchema }, 409: { description: 'A generated script’s source or name cannot be edited' } },
       },
-      async ({ auth, params, body }) => {
-        await requireBot(db, auth.organizationId, params.botId);
-        const script = await requireScript(db, params.botId, params.scriptId);
+      async ({ bot, script, body }) => {
         if (script.origin === 'generated' && (body.source !== undefined || body.name !== undefined)) {
           throw new AppError('conflict', 'The generated script is rewritten from the recorded steps; add a handwritten script instead');
         }
         checkModuleForm(body.source);
-        const updated = await db.$transaction((tx) => updateScript(tx, params.botId, script.id, body));
+        const updated = await updateScript(db, bot.id, script.id, body);
         return { status: 200, body: toScriptView(updated) };
       },
     ),
@@ -88,13 +79,12 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
         summary: 'Delete a handwritten script',
         permission: 'write',
         params: ScriptParams,
+        load: { bot: botOfCaller, script: scriptOfCaller },
         responses: { 204: { description: 'Deleted' }, 409: { description: 'The generated script cannot be deleted' } },
       },
-      async ({ auth, params }) => {
-        await requireBot(db, auth.organizationId, params.botId);
-        const script = await requireScript(db, params.botId, params.scriptId);
+      async ({ bot, script }) => {
         if (script.origin === 'generated') throw new AppError('conflict', 'The generated script follows the recorded steps and cannot be deleted');
-        await db.$transaction((tx) => deleteScript(tx, params.botId, script.id));
+        await deleteScript(db, bot.id, script.id);
         return { status: 204 };
       },
     ),

@@ -1,10 +1,11 @@
 import { indexSteps, listOf, PutStepsSchema, StepSchema } from '@botfleet/core';
-import { loadSteps, replaceSteps, saveGeneratedScript } from '@botfleet/db';
+import { loadSteps, replaceStepsAndScript } from '@botfleet/db';
 import { generateScript } from '@botfleet/runner';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { requireBot } from '../services/find-bot';
+import { toListView } from '../views/collection.view';
 import { BotParams } from './path-params';
+import { botOfCaller } from './resource-loaders';
 
 const StepsResponseSchema = listOf(StepSchema);
 
@@ -18,12 +19,10 @@ export function stepRoutes({ db }: ApiDeps): Route[] {
         summary: 'The bot’s recorded steps, ordered by index',
         permission: 'read',
         params: BotParams,
+        load: { bot: botOfCaller },
         responses: { 200: { description: 'The steps', schema: StepsResponseSchema } },
       },
-      async ({ auth, params }) => {
-        await requireBot(db, auth.organizationId, params.botId);
-        return { status: 200, body: { data: await loadSteps(db, params.botId) } };
-      },
+      async ({ bot }) => ({ status: 200, body: toListView(await loadSteps(db, bot.id)) }),
     ),
     defineRoute(
       {
@@ -34,16 +33,13 @@ export function stepRoutes({ db }: ApiDeps): Route[] {
         permission: 'write',
         params: BotParams,
         body: PutStepsSchema,
+        load: { bot: botOfCaller },
         responses: { 200: { description: 'The new steps', schema: StepsResponseSchema } },
       },
-      async ({ auth, params, body }) => {
-        await requireBot(db, auth.organizationId, params.botId);
+      async ({ bot, body }) => {
         const steps = indexSteps(body.steps);
-        await db.$transaction(async (tx) => {
-          await replaceSteps(tx, params.botId, steps);
-          await saveGeneratedScript(tx, params.botId, generateScript(steps));
-        });
-        return { status: 200, body: { data: await loadSteps(db, params.botId) } };
+        await replaceStepsAndScript(db, bot.id, steps, generateScript(steps));
+        return { status: 200, body: toListView(await loadSteps(db, bot.id)) };
       },
     ),
   ];

@@ -1,26 +1,13 @@
 import {
   MASKED_SECRET,
-  type Manifest,
   type ManifestUpdate,
   type SecretBox,
   type StoredWebhook,
   type ValidationIssue,
   type WebhookInput,
 } from '@botfleet/core';
-import { loadManifest, saveManifest, type Db, type StoredManifest } from '@botfleet/db';
+import type { StoredManifest } from '@botfleet/db';
 import { validationError } from '../http/validation-issues';
-
-/** The manifest as the API shows it: secrets replaced by the mask. */
-export function toManifestView(stored: StoredManifest): Manifest {
-  const webhook = stored.webhook
-    ? {
-        ...stored.webhook,
-        ...(stored.webhookSecretEnc ? { secret: MASKED_SECRET } : {}),
-        ...(stored.webhookPasswordEnc ? { password: MASKED_SECRET } : {}),
-      }
-    : null;
-  return { capabilities: stored.capabilities, webhook, parameters: stored.parameters };
-}
 
 /** A new secret seals; an omitted or masked one keeps what is stored. */
 function sealOrKeep(box: SecretBox, given: string | undefined, stored: string | null): string | null {
@@ -48,9 +35,11 @@ function mergeWebhook(box: SecretBox, input: WebhookInput, current: StoredManife
   return { webhook, secretEnc, passwordEnc };
 }
 
-/** Applies a PUT: each present section replaces the stored one, absent sections stay. */
-export async function updateManifest(db: Db, box: SecretBox, botId: string, update: ManifestUpdate): Promise<Manifest> {
-  const current = await loadManifest(db, botId);
+/**
+ * Applies a PUT to the stored manifest: each present section replaces the stored one, absent
+ * sections stay. No I/O, so it can run inside the locked read-modify-write (modifyManifest).
+ */
+export function applyManifestUpdate(box: SecretBox, current: StoredManifest, update: ManifestUpdate): StoredManifest {
   const next: StoredManifest = { ...current };
   if (update.capabilities !== undefined) next.capabilities = update.capabilities;
   if (update.parameters !== undefined) next.parameters = update.parameters;
@@ -60,6 +49,5 @@ export async function updateManifest(db: Db, box: SecretBox, botId: string, upda
     const merged = mergeWebhook(box, update.webhook, current);
     Object.assign(next, { webhook: merged.webhook, webhookSecretEnc: merged.secretEnc, webhookPasswordEnc: merged.passwordEnc });
   }
-  await saveManifest(db, botId, next);
-  return toManifestView(next);
+  return next;
 }

@@ -1,12 +1,13 @@
-import { AppError, notFound, validateParams, type Logger } from '@botfleet/core';
-import { createExecution, findBotForTrigger, findByIdempotencyKey, type Execution, type PrismaClient } from '@botfleet/db';
-import { enqueueExecution, type Queues } from '@botfleet/queue';
+import { AppError, validateParams, type Logger } from '@botfleet/core';
+import { createExecution, createExecutionOnce, type BotForTrigger, type Execution, type PrismaClient } from '@botfleet/db';
+import { executionRun, type Queues } from '@botfleet/queue';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
 export interface TriggerInput {
   organizationId: string;
-  botId: string;
+  /** The caller's bot, as its route's loader found it (botToTrigger). */
+  bot: BotForTrigger;
   params: Record<string, unknown>;
   idempotencyKey?: string;
 }
@@ -21,8 +22,7 @@ export async function triggerExecution(
   input: TriggerInput,
 ): Promise<{ execution: Execution; created: boolean }> {
   const { db } = deps;
-  const bot = await findBotForTrigger(db, input.organizationId, input.botId);
-  if (!bot) throw notFound('Bot');
+  const { bot } = input;
   if (bot.status === 'paused') throw new AppError('conflict', 'Bot is paused; resume it (PATCH status: active) to run it');
   validateParams(bot.parameters, input.params);
 
@@ -30,20 +30,12 @@ export async function triggerExecution(
   const idempotencyKey = input.idempotencyKey;
   const { execution, created } = !idempotencyKey
     ? { execution: await createExecution(db, newExecution), created: true }
-    : await db.$transaction(async (tx) => {
-        // Serialises concurrent requests with the same key, so exactly one creates the execution.
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${input.organizationId}:${idempotencyKey}`}, 0))`;
-        const existing = await findByIdempotencyKey(tx, input.organizationId, idempotencyKey, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS));
-        if (existing) {
-          if (existing.botId !== bot.id) throw new AppError('conflict', 'This Idempotency-Key was already used to trigger another bot');
-          return { execution: existing, created: false };
-        }
-        return { execution: await createExecution(tx, { ...newExecution, idempotencyKey }), created: true };
-      });
+    : await createExecutionOnce(db, { ...newExecution, idempotencyKey }, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS));
+  if (!created && execution.botId !== bot.id) throw new AppError('conflict', 'This Idempotency-Key was already used to trigger another bot');
 
   if (created) {
     try {
-      await enqueueExecution(deps.queues, execution.id);
+      await executionRun.enqueue(deps.queues, { executionId: execution.id });
     } catch (err) {
       deps.logger.warn({ executionId: execution.id, err: (err as Error).message }, 'enqueue failed; the sweeper will enqueue the pending execution');
     }

@@ -1,5 +1,5 @@
-import type { ExecutionView, LogEntry, StepOutputView } from '@botfleet/core';
-import type { Execution, ExecutionLog, StepOutput } from '@botfleet/db';
+import type { ExecutionView } from '@botfleet/core';
+import type { Execution } from '@botfleet/db';
 import { ms } from './time';
 
 export function toExecutionView(execution: Execution, now = Date.now()): ExecutionView {
@@ -19,18 +19,7 @@ export function toExecutionView(execution: Execution, now = Date.now()): Executi
   };
 }
 
-export function toStepOutputView(step: StepOutput, data: unknown = step.data): StepOutputView {
-  return {
-    index: step.index,
-    action: step.action,
-    status: step.status,
-    data: data ?? null,
-    error: step.error,
-    startedAt: step.startedAt.getTime(),
-    duration: step.durationMs,
-  };
-}
-
-export function toLogEntry(log: ExecutionLog): LogEntry {
-  return { timestamp: log.timestamp.getTime(), level: log.level, source: log.source, message: log.message };
+/** The answer to a trigger: which execution it started (or found, for a repeated key) and its state. */
+export function toTriggerReceiptView(execution: Pick<Execution, 'id' | 'status'>): { executionId: string; status: Execution['status'] } {
+  return { executionId: execution.id, status: execution.status };
 }

@@ -1,9 +1,9 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/src/testing/api-harness';
-import { createLogger, newId } from '@botfleet/core';
-import { createDeliveryForCompletedExecution } from '@botfleet/db';
+import { createLogger, type RoleHandle } from '@botfleet/core';
+import { createCompletedExecutionWithDelivery, deleteBotsOfOrganization } from '@botfleet/db';
 import request from 'supertest';
-import { enqueueDelivery } from '@botfleet/queue';
-import { startDelivery, type DeliveryRole, type StartDeliveryOptions } from '../start-delivery';
+import { webhookDeliver } from '@botfleet/queue';
+import { startDelivery, type StartDeliveryOptions } from '../start-delivery';
 
 /*
  * Test-only: a real API (for bots, manifests and the deliveries endpoint), real PostgreSQL and
@@ -14,7 +14,7 @@ export interface DeliveryFixture {
   h: ApiHarness;
   org: TestOrg;
   /** Starts a delivery role (allowPrivateNetwork and short delays unless overridden); stopped by close(). */
-  startRole(overrides?: Partial<StartDeliveryOptions>): Promise<DeliveryRole>;
+  startRole(overrides?: Partial<StartDeliveryOptions>): Promise<RoleHandle>;
   /** A bot whose manifest has this webhook section; returns its id. */
   newBot(webhook: Record<string, unknown>): Promise<string>;
   /** A completed execution row with this data, plus its delivery, created and (by default) enqueued. */
@@ -27,7 +27,7 @@ export interface DeliveryFixture {
 export async function createDeliveryFixture(): Promise<DeliveryFixture> {
   const h = await createApiHarness();
   const org = await h.newOrg();
-  const roles: DeliveryRole[] = [];
+  const roles: RoleHandle[] = [];
 
   return {
     h,
@@ -60,22 +60,16 @@ export async function createDeliveryFixture(): Promise<DeliveryFixture> {
     async completeRun(botId, data, options = {}) {
       // What the execution worker does: complete the run and create its delivery in one
       // transaction, then enqueue the first attempt after the commit.
-      const { executionId, deliveryId } = await h.db.$transaction(async (tx) => {
-        const execution = await tx.execution.create({
-          data: { id: newId('exe'), botId, organizationId: org.id, status: 'completed', startedAt: new Date(), completedAt: new Date(), extractedData: data as object },
-        });
-        const delivery = await createDeliveryForCompletedExecution(tx, { executionId: execution.id, botId, extractedData: data });
-        if (!delivery) throw new Error('no delivery created');
-        return { executionId: execution.id, deliveryId: delivery.id };
-      });
-      if (options.enqueue !== false) await enqueueDelivery(h.queues, deliveryId, 1);
+      const { executionId, deliveryId } = await createCompletedExecutionWithDelivery(h.db, { botId, organizationId: org.id, extractedData: data });
+      if (!deliveryId) throw new Error('no delivery created');
+      if (options.enqueue !== false) await webhookDeliver.enqueue(h.queues, { deliveryId }, { attempt: 1 });
       return { executionId, deliveryId };
     },
     deliveries: (executionId) => request(h.app).get(`/api/v1/executions/${executionId}/deliveries`).set(org.auth('read')),
     async close() {
       await Promise.all(roles.map((role) => role.stop()));
-      await h.queues.get('deliveries').obliterate({ force: true });
-      await h.db.bot.deleteMany({ where: { organizationId: org.id } });
+      await h.queues.get(webhookDeliver.queue).obliterate({ force: true });
+      await deleteBotsOfOrganization(h.db, org.id);
       await h.close();
     },
   };

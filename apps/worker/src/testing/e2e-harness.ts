@@ -1,8 +1,8 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/src/testing/api-harness';
-import { createLogger } from '@botfleet/core';
+import { createLogger, type RoleHandle } from '@botfleet/core';
 import { waitUntil } from '@botfleet/runner/src/testing';
 import request from 'supertest';
-import { startWorker, type RoleHandle, type WorkerOptions } from '../start-worker';
+import { startWorker, type WorkerOptions } from '../start-worker';
 
 export interface E2eHarness {
   api: ApiHarness;
@@ -31,6 +31,7 @@ export async function createE2eHarness(workerOptions: Partial<WorkerOptions> = {
     proxyUrls: [],
     defaultTimeoutSeconds: 30,
     sweepIntervalMs: 60_000,
+    sweepOrganizationId: org.id,
     ...workerOptions,
   });
   const get = (path: string) => request(api.app).get(path).set(org.auth('read'));

@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     defaultTimeoutSeconds: 60,
     lockDurationMs: Number(process.env.LOCK_DURATION_MS ?? 3_000),
     stalledIntervalMs: 1_000,
+    sweepOrganizationId: process.env.SWEEP_ORGANIZATION_ID,
   });
   process.stdout.write('worker ready\n');
 }

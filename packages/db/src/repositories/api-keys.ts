@@ -16,6 +16,11 @@ export async function createApiKey(db: Db, input: { organizationId: string; name
   return { row, key };
 }
 
+/** The key row as stored (hash included, revoked or not): for checks, never for API responses. */
+export async function findApiKey(db: Db, keyId: string) {
+  return db.apiKey.findUnique({ where: { id: keyId } });
+}
+
 /** The unrevoked key with this hash, with its organization's id. */
 export async function findActiveApiKeyByHash(db: Db, keyHash: string) {
   return db.apiKey.findFirst({

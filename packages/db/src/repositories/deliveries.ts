@@ -1,5 +1,7 @@
 import { newId, buildDeliveryBody, WebhookAuthSchema, type WebhookAuth } from '@botfleet/core';
 import type { Db } from './db-handle';
+import { createCompletedExecution, type CompletedExecution } from './executions';
+import { inTransaction } from './in-transaction';
 import { loadManifest } from './manifests';
 
 /*
@@ -37,6 +39,24 @@ export async function createDeliveryForCompletedExecution(db: Db, input: Complet
     select: { id: true },
   });
   return row;
+}
+
+/**
+ * A completed execution and its delivery, written together as a worker's completion writes them,
+ * for fixtures and benchmarks that stand in for a run. `deliveryId` is null when the bot has no
+ * webhook or the data is null.
+ */
+export async function createCompletedExecutionWithDelivery(db: Db, input: CompletedExecution): Promise<{ executionId: string; deliveryId: string | null }> {
+  return inTransaction(db, async (tx) => {
+    const execution = await createCompletedExecution(tx, input);
+    const delivery = await createDeliveryForCompletedExecution(tx, { executionId: execution.id, botId: input.botId, extractedData: input.extractedData });
+    return { executionId: execution.id, deliveryId: delivery?.id ?? null };
+  });
+}
+
+/** A delivery row as stored (its body included): for checks, never for API responses. */
+export async function findDelivery(db: Db, deliveryId: string) {
+  return db.webhookDelivery.findUnique({ where: { id: deliveryId } });
 }
 
 /** A delivery with what one attempt needs. Secrets stay sealed; the caller opens them. */
@@ -176,9 +196,4 @@ export async function findOverdueDeliveries(db: Db, options: { dueBefore: Date; 
     take: options.limit,
     select: { id: true, attemptCount: true, nextAttemptAt: true },
   });
-}
-
-/** Runs `fn` in a transaction, or in the caller's when `db` already is one. */
-async function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return '$transaction' in db ? db.$transaction((tx) => fn(tx)) : fn(db);
 }

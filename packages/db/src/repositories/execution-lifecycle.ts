@@ -1,6 +1,8 @@
 import { newId, type LogLevel, type LogSource, type StepResult } from '@botfleet/core';
-import { Prisma } from '../generated/prisma/client';
+import { Prisma, type Execution } from '../generated/prisma/client';
 import type { Db } from './db-handle';
+import { createDeliveryForCompletedExecution } from './deliveries';
+import { inTransaction } from './in-transaction';
 
 /*
  * State moves only forward: pending -> running -> completed | failed | cancelled. Every write a
@@ -108,6 +110,37 @@ export async function finishExecution(db: Db, executionId: string, attempt: numb
   return count === 1;
 }
 
+/** The end of one attempt: its final state and the output it has not written yet. */
+export interface ExecutionAttemptEnd {
+  executionId: string;
+  botId: string;
+  attempt: number;
+  /** A completion's `data` is null when the run produced nothing worth publishing. */
+  outcome: ExecutionOutcome;
+  progress: ProgressBatch;
+}
+
+/**
+ * Ends the attempt in one transaction: the final state, the rest of its output and (when it
+ * completed with data and the bot has a webhook) the delivery row. When this attempt no longer
+ * owns the execution, `finished` is false and nothing is written, except that a cancelled run
+ * still keeps what it logged and did up to the cancel; a superseded attempt (re-claimed by
+ * another worker) keeps nothing, the newer attempt owns the output.
+ */
+export async function endExecutionAttempt(db: Db, end: ExecutionAttemptEnd): Promise<{ finished: boolean; deliveryId: string | null }> {
+  return inTransaction(db, async (tx) => {
+    if (!(await finishExecution(tx, end.executionId, end.attempt, end.outcome))) {
+      const row = await findExecutionState(tx, end.executionId);
+      if (row?.status === 'cancelled' && row.attempt === end.attempt) await writeProgress(tx, end.executionId, end.progress);
+      return { finished: false, deliveryId: null };
+    }
+    await writeProgress(tx, end.executionId, end.progress);
+    const data = end.outcome.status === 'completed' ? end.outcome.data : null;
+    const delivery = data !== null ? await createDeliveryForCompletedExecution(tx, { executionId: end.executionId, botId: end.botId, extractedData: data }) : null;
+    return { finished: true, deliveryId: delivery?.id ?? null };
+  });
+}
+
 /** Fails an execution that is not final yet, whoever holds it (lost workers, exhausted retries). */
 export async function failUnfinishedExecution(db: Db, executionId: string, error: string): Promise<boolean> {
   const { count } = await db.execution.updateMany({
@@ -117,21 +150,24 @@ export async function failUnfinishedExecution(db: Db, executionId: string, error
   return count === 1;
 }
 
-/** Cancels a pending or running execution of this organization. */
-export async function cancelExecution(db: Db, organizationId: string, executionId: string): Promise<boolean> {
-  const { count } = await db.execution.updateMany({
+/**
+ * Cancels a pending or running execution of this organization: the cancelled row, or null when
+ * there was nothing to cancel (it already ended, or is not this organization's).
+ */
+export async function cancelExecution(db: Db, organizationId: string, executionId: string): Promise<Execution | null> {
+  const rows = await db.execution.updateManyAndReturn({
     where: { id: executionId, organizationId, status: { in: ['pending', 'running'] } },
     data: { status: 'cancelled', completedAt: new Date() },
   });
-  return count === 1;
+  return rows[0] ?? null;
 }
 
 export const newArtifactId = () => newId('art');
 
 /** Unfinished executions untouched since `before`, oldest first: what the worker's sweep checks. */
-export function listStaleUnfinishedExecutions(db: Db, before: Date, limit: number) {
+export function listStaleUnfinishedExecutions(db: Db, before: Date, limit: number, organizationId?: string) {
   return db.execution.findMany({
-    where: { status: { in: ['pending', 'running'] }, updatedAt: { lt: before } },
+    where: { status: { in: ['pending', 'running'] }, updatedAt: { lt: before }, ...(organizationId ? { organizationId } : {}) },
     select: { id: true, status: true },
     orderBy: { updatedAt: 'asc' },
     take: limit,

@@ -29,3 +29,13 @@ export async function findFailureScreenshotId(db: Db, executionId: string): Prom
 export function findArtifact(db: Db, artifactId: string) {
   return db.artifact.findUnique({ where: { id: artifactId } });
 }
+
+/** How long each step of these executions took, for profiling runs (benchmarks). */
+export function listStepTimings(db: Db, executionIds: string[]) {
+  return db.stepOutput.findMany({ where: { executionId: { in: executionIds } }, select: { index: true, durationMs: true } });
+}
+
+/** The log messages of these executions, in no particular order, for profiling runs (benchmarks). */
+export function listLogMessages(db: Db, executionIds: string[]) {
+  return db.executionLog.findMany({ where: { executionId: { in: executionIds } }, select: { message: true } });
+}

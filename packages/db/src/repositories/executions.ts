@@ -1,6 +1,7 @@
 import { newId, type KeysetCursor } from '@botfleet/core';
-import { Prisma } from '../generated/prisma/client';
+import { Prisma, type Execution } from '../generated/prisma/client';
 import type { Db } from './db-handle';
+import { inTransaction } from './in-transaction';
 import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
 
 export interface NewExecution {
@@ -25,6 +26,50 @@ export async function createExecution(db: Db, input: NewExecution) {
       idempotencyKey: input.idempotencyKey ?? null,
       scheduledFor: input.scheduledFor ?? null,
     },
+  });
+}
+
+/** A run that already completed with this data, as a worker leaves it. */
+export interface CompletedExecution {
+  botId: string;
+  organizationId: string;
+  extractedData: unknown;
+}
+
+/**
+ * Writes an execution that is already completed, for fixtures and benchmarks that stand in for
+ * a worker's run. Real runs go pending -> running -> completed through the lifecycle functions.
+ */
+export async function createCompletedExecution(db: Db, input: CompletedExecution) {
+  const now = new Date();
+  return db.execution.create({
+    data: {
+      id: newId('exe'),
+      botId: input.botId,
+      organizationId: input.organizationId,
+      status: 'completed',
+      startedAt: now,
+      completedAt: now,
+      extractedData: input.extractedData === null || input.extractedData === undefined ? Prisma.DbNull : (input.extractedData as Prisma.InputJsonValue),
+    },
+  });
+}
+
+/**
+ * Creates the execution unless this organization used the idempotency key since `since`, in which
+ * case it returns the execution created for that key. An advisory lock on (organization, key)
+ * serialises concurrent requests with the same key, so exactly one of them creates the execution.
+ */
+export async function createExecutionOnce(
+  db: Db,
+  input: NewExecution & { idempotencyKey: string },
+  since: Date,
+): Promise<{ execution: Execution; created: boolean }> {
+  return inTransaction(db, async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${input.organizationId}:${input.idempotencyKey}`}, 0))`;
+    const existing = await findByIdempotencyKey(tx, input.organizationId, input.idempotencyKey, since);
+    if (existing) return { execution: existing, created: false };
+    return { execution: await createExecution(tx, input), created: true };
   });
 }
 

@@ -11,3 +11,4 @@ export * from './deliveries';
 export * from './schedules';
 export * from './scripts';
 export * from './execution-results';
+export * from './health';

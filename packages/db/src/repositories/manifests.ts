@@ -9,6 +9,7 @@ import {
 import { z } from 'zod';
 import { Prisma, type Manifest as ManifestRow } from '../generated/prisma/client';
 import type { Db } from './db-handle';
+import { inTransaction } from './in-transaction';
 
 /** A manifest as stored: secrets still sealed (see SecretBox in @botfleet/core). */
 export interface StoredManifest {
@@ -32,6 +33,12 @@ export async function loadManifest(db: Db, botId: string): Promise<StoredManifes
   return toStoredManifest(await db.manifest.findUnique({ where: { botId } }));
 }
 
+/** The bot's manifest row as stored, or null when there is none (e.g. once the bot is deleted). */
+export async function findStoredManifest(db: Db, botId: string): Promise<StoredManifest | null> {
+  const row = await db.manifest.findUnique({ where: { botId } });
+  return row ? toStoredManifest(row) : null;
+}
+
 /** A manifest row (or its absence) as a validated StoredManifest. */
 export function toStoredManifest(row: ManifestRow | null): StoredManifest {
   if (!row) return EMPTY;
@@ -53,4 +60,17 @@ export async function saveManifest(db: Db, botId: string, manifest: StoredManife
     parameters: manifest.parameters as unknown as Prisma.InputJsonArray,
   };
   await db.manifest.upsert({ where: { botId }, update: data, create: { botId, ...data } });
+}
+
+/**
+ * Read-modify-write of the bot's manifest under a row lock, so two concurrent writers cannot
+ * interleave theirs. `modify` may throw (e.g. a validation error) to abort without writing.
+ */
+export async function modifyManifest(db: Db, botId: string, modify: (current: StoredManifest) => StoredManifest): Promise<StoredManifest> {
+  return inTransaction(db, async (tx) => {
+    await tx.$executeRaw`SELECT 1 FROM "Manifest" WHERE "botId" = ${botId} FOR UPDATE`;
+    const next = modify(await loadManifest(tx, botId));
+    await saveManifest(tx, botId, next);
+    return next;
+  });
 }

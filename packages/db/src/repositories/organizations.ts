@@ -9,3 +9,8 @@ export async function ensureOrganization(db: Db, slug: string) {
     create: { id: newId('org'), slug, name: slug },
   });
 }
+
+/** Deletes the organization and, by cascade, its keys, bots, executions and their outputs (benchmark cleanup). */
+export async function deleteOrganization(db: Db, organizationId: string) {
+  return db.organization.delete({ where: { id: organizationId } });
+}

@@ -4,6 +4,7 @@ import { createBot } from './bots';
 import { createExecution } from './executions';
 import { ensureOrganization } from './organizations';
 import {
+  countExecutionsPerSlot,
   findBotWithSchedule,
   findSchedule,
   findScheduledExecution,
@@ -106,5 +107,18 @@ describe('scheduled executions', () => {
     });
     expect((await findScheduledExecution(db, bot.id, at(0)))?.id).toBe(first.id);
     expect(await findBotWithSchedule(db, bot.id)).toEqual({ id: bot.id, organizationId, status: 'active', schedule: null });
+  });
+
+  it('counts the executions per slot, unscheduled runs together', async () => {
+    const bot = await newBot();
+    expect(await countExecutionsPerSlot(db, bot.id)).toEqual([]);
+    for (const scheduledFor of [at(0), at(60_000), undefined, undefined]) {
+      await createExecution(db, { botId: bot.id, organizationId, trigger: scheduledFor ? 'schedule' : 'api', params: {}, scheduledFor });
+    }
+    const counts = await countExecutionsPerSlot(db, bot.id);
+    expect(counts).toHaveLength(3);
+    expect(counts).toEqual(
+      expect.arrayContaining([{ scheduledFor: at(0), count: 1 }, { scheduledFor: at(60_000), count: 1 }, { scheduledFor: null, count: 2 }]),
+    );
   });
 });

@@ -87,3 +87,12 @@ export async function recordScheduledRun(
      WHERE "botId" = ${input.botId} AND ("lastRunAt" IS NULL OR "lastRunAt" < ${input.slot})`;
   return count === 1;
 }
+
+/**
+ * How many executions the bot has per schedule slot (`scheduledFor`, null for unscheduled runs),
+ * counted in the database: a check that no slot ever fired twice.
+ */
+export async function countExecutionsPerSlot(db: Db, botId: string): Promise<{ scheduledFor: Date | null; count: number }[]> {
+  const groups = await db.execution.groupBy({ by: ['scheduledFor'], where: { botId }, _count: { _all: true } });
+  return groups.map((g) => ({ scheduledFor: g.scheduledFor, count: g._count._all }));
+}

@@ -1,5 +1,6 @@
 import { newId } from '@botfleet/core';
 import type { Db } from './db-handle';
+import { inTransaction } from './in-transaction';
 
 /*
  * A bot has at most one `generated` script (rewritten whenever its steps change) and any number
@@ -11,8 +12,9 @@ export async function listScripts(db: Db, botId: string) {
   return db.script.findMany({ where: { botId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
 }
 
-export async function findScript(db: Db, botId: string, scriptId: string) {
-  return db.script.findFirst({ where: { id: scriptId, botId } });
+/** The script of this bot, if the bot belongs to this organization. */
+export async function findScript(db: Db, organizationId: string, botId: string, scriptId: string) {
+  return db.script.findFirst({ where: { id: scriptId, botId, bot: { organizationId } } });
 }
 
 /** Restores the invariant after a change: if nothing is active, the generated script is. */
@@ -37,25 +39,33 @@ export async function saveGeneratedScript(db: Db, botId: string, source: string)
   await ensureOneActive(db, botId);
 }
 
+// The writes below are one transaction each: the one-active invariant holds between statements.
+
 export async function createHandwrittenScript(db: Db, botId: string, input: { name: string; source: string; active?: boolean }) {
-  const script = await db.script.create({
-    data: { id: newId('scr'), botId, name: input.name, origin: 'handwritten', source: input.source },
+  return inTransaction(db, async (tx) => {
+    const script = await tx.script.create({
+      data: { id: newId('scr'), botId, name: input.name, origin: 'handwritten', source: input.source },
+    });
+    if (input.active) await activate(tx, botId, script.id);
+    await ensureOneActive(tx, botId);
+    return tx.script.findUniqueOrThrow({ where: { id: script.id } });
   });
-  if (input.active) await activate(db, botId, script.id);
-  await ensureOneActive(db, botId);
-  return db.script.findUniqueOrThrow({ where: { id: script.id } });
 }
 
 export async function updateScript(db: Db, botId: string, scriptId: string, patch: { name?: string; source?: string; active?: boolean }) {
   const { active, ...fields } = patch;
-  if (Object.keys(fields).length > 0) await db.script.update({ where: { id: scriptId }, data: fields });
-  if (active === true) await activate(db, botId, scriptId);
-  if (active === false) await db.script.update({ where: { id: scriptId }, data: { active: false } });
-  await ensureOneActive(db, botId);
-  return db.script.findUniqueOrThrow({ where: { id: scriptId } });
+  return inTransaction(db, async (tx) => {
+    if (Object.keys(fields).length > 0) await tx.script.update({ where: { id: scriptId }, data: fields });
+    if (active === true) await activate(tx, botId, scriptId);
+    if (active === false) await tx.script.update({ where: { id: scriptId }, data: { active: false } });
+    await ensureOneActive(tx, botId);
+    return tx.script.findUniqueOrThrow({ where: { id: scriptId } });
+  });
 }
 
 export async function deleteScript(db: Db, botId: string, scriptId: string): Promise<void> {
-  await db.script.delete({ where: { id: scriptId } });
-  await ensureOneActive(db, botId);
+  await inTransaction(db, async (tx) => {
+    await tx.script.delete({ where: { id: scriptId } });
+    await ensureOneActive(tx, botId);
+  });
 }

@@ -1,6 +1,8 @@
 import { newId, type Step } from '@botfleet/core';
 import type { Prisma, RecordedStep } from '../generated/prisma/client';
 import type { Db } from './db-handle';
+import { inTransaction } from './in-transaction';
+import { saveGeneratedScript } from './scripts';
 
 /** The bot's recorded steps in order. */
 export async function loadSteps(db: Db, botId: string): Promise<Step[]> {
@@ -24,5 +26,13 @@ export async function replaceSteps(db: Db, botId: string, steps: Step[]): Promis
       action: step.action,
       definition: step as unknown as Prisma.InputJsonObject,
     })),
+  });
+}
+
+/** Replaces the bot's steps and the script generated from them, atomically. */
+export async function replaceStepsAndScript(db: Db, botId: string, steps: Step[], generatedSource: string): Promise<void> {
+  await inTransaction(db, async (tx) => {
+    await replaceSteps(tx, botId, steps);
+    await saveGeneratedScript(tx, botId, generatedSource);
   });
 }

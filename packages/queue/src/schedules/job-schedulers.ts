@@ -1,24 +1,15 @@
-import { jobs } from '../jobs';
+import { scheduleTick } from '../jobs/schedule-tick';
 import type { Queues } from '../queues';
-import type { JobSchedulerTemplateOptions } from 'bullmq';
 import { tickSlotOf } from './tick-slot';
 
 /*
- * The Redis side of a schedule: one BullMQ job scheduler per bot on the `schedules` queue,
+ * The Redis side of a schedule: one BullMQ job scheduler per bot on the tick queue (scheduleTick.queue),
  * producing one `schedule.tick` job per slot. Everything here can be rebuilt from the schedule
  * rows, which is what the reconciler does after Redis loses it.
  */
 
 const SCHEDULER_PREFIX = 'bot-';
-const TICK_QUEUE = jobs['schedule.tick'].queue;
-
-/** Ticks are idempotent (the slot is unique per bot), so retrying a failed one is always safe. */
-const TICK_JOB_OPTIONS: JobSchedulerTemplateOptions = {
-  attempts: 5,
-  backoff: { type: 'exponential', delay: 1_000 },
-  removeOnComplete: { age: 3_600, count: 1_000 },
-  removeOnFail: { age: 7 * 24 * 3_600 },
-};
+const TICK_QUEUE = scheduleTick.queue;
 
 /** BullMQ job scheduler ids must not contain ':'; bot ids never do. */
 export const schedulerIdOf = (botId: string): string => `${SCHEDULER_PREFIX}${botId}`;
@@ -44,7 +35,7 @@ export async function armSchedule(
   const job = await queues.get(TICK_QUEUE).upsertJobScheduler(
     schedulerId,
     { every: input.intervalSeconds * 1000, startDate: input.startAt },
-    { name: 'schedule.tick', data: jobs['schedule.tick'].schema.parse({ botId: input.botId }), opts: TICK_JOB_OPTIONS },
+    { name: scheduleTick.name, data: scheduleTick.schema.parse({ botId: input.botId }), opts: scheduleTick.options },
   );
   return tickSlotOf(job?.id, schedulerId);
 }

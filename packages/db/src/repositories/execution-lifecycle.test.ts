@@ -1,0 +1,97 @@
+import { newId } from '@botfleet/core';
+import { createPrismaClient, type PrismaClient } from '../client';
+import { createBot, deleteBotsOfOrganization } from './bots';
+import { createCompletedExecutionWithDelivery, listDeliveriesForExecution } from './deliveries';
+import { cancelExecution, claimExecution, endExecutionAttempt, type ExecutionOutcome, type ProgressBatch } from './execution-lifecycle';
+import { listExecutionLogs, listStepOutputs } from './execution-results';
+import { createExecution, findExecution } from './executions';
+import { saveManifest } from './manifests';
+import { ensureOrganization } from './organizations';
+
+let db: PrismaClient;
+let organizationId: string;
+
+beforeAll(async () => {
+  db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 4 });
+  organizationId = (await ensureOrganization(db, newId('org').replace('_', '-'))).id;
+});
+afterAll(async () => {
+  // Leave no pending deliveries or executions behind for a sweeper elsewhere to find.
+  await deleteBotsOfOrganization(db, organizationId);
+  await db.$disconnect();
+});
+
+async function botWithWebhook(): Promise<string> {
+  const bot = await createBot(db, organizationId, { name: 'l', targetUrl: 'https://a.example', kind: 'extraction', tags: [] });
+  const webhook = { url: 'https://hooks.example/in', auth: 'none' as const };
+  await saveManifest(db, bot.id, { capabilities: {}, webhook, webhookSecretEnc: null, webhookPasswordEnc: null, parameters: [] });
+  return bot.id;
+}
+
+async function claimedRun(botId: string) {
+  const execution = await createExecution(db, { botId, organizationId, trigger: 'api', params: {} });
+  const claimed = await claimExecution(db, execution.id);
+  return { executionId: execution.id, botId, attempt: claimed!.attempt };
+}
+
+const progress = (): ProgressBatch => ({
+  steps: [{ index: 0, action: 'goto', status: 'completed', data: null, error: null, startedAt: Date.now(), durationMs: 5 }],
+  logs: [{ timestamp: Date.now(), level: 'info', source: 'runner', message: 'done' }],
+  artifacts: [],
+});
+
+type Run = Awaited<ReturnType<typeof claimedRun>>;
+const end = (run: Run, outcome: ExecutionOutcome) => endExecutionAttempt(db, { ...run, outcome, progress: progress() });
+
+describe('endExecutionAttempt', () => {
+  it('completes the execution with its output and its delivery, in one go', async () => {
+    const run = await claimedRun(await botWithWebhook());
+    const ended = await end(run, { status: 'completed', data: { title: 'x' } });
+    expect(ended).toEqual({ finished: true, deliveryId: expect.stringMatching(/^dlv_/) });
+    expect(await findExecution(db, organizationId, run.executionId)).toMatchObject({ status: 'completed', extractedData: { title: 'x' } });
+    expect(await listStepOutputs(db, run.executionId)).toHaveLength(1);
+    expect((await listDeliveriesForExecution(db, run.executionId)).map((d) => d.id)).toEqual([ended.deliveryId]);
+  });
+
+  it('creates no delivery for a completion without data, nor for a failure', async () => {
+    const bot = await botWithWebhook();
+    const empty = await claimedRun(bot);
+    expect(await end(empty, { status: 'completed', data: null })).toEqual({ finished: true, deliveryId: null });
+    const failed = await claimedRun(bot);
+    expect(await end(failed, { status: 'failed', error: 'boom', stepIndex: 0 })).toEqual({ finished: true, deliveryId: null });
+    expect(await findExecution(db, organizationId, failed.executionId)).toMatchObject({ status: 'failed', error: 'boom', failedStepIndex: 0 });
+  });
+
+  it('keeps a cancelled attempt’s output but writes nothing for a superseded one', async () => {
+    const bot = await botWithWebhook();
+    const cancelled = await claimedRun(bot);
+    expect(await cancelExecution(db, organizationId, cancelled.executionId)).toMatchObject({ id: cancelled.executionId, status: 'cancelled' });
+    expect(await end(cancelled, { status: 'completed', data: { a: 1 } })).toEqual({ finished: false, deliveryId: null });
+    expect(await findExecution(db, organizationId, cancelled.executionId)).toMatchObject({ status: 'cancelled', extractedData: null });
+    expect(await listExecutionLogs(db, cancelled.executionId)).toHaveLength(1);
+
+    const superseded = await claimedRun(bot);
+    await claimExecution(db, superseded.executionId);
+    expect(await end(superseded, { status: 'completed', data: { a: 1 } })).toEqual({ finished: false, deliveryId: null });
+    expect(await findExecution(db, organizationId, superseded.executionId)).toMatchObject({ status: 'running', attempt: superseded.attempt + 1 });
+    expect(await listStepOutputs(db, superseded.executionId)).toEqual([]);
+    expect(await listDeliveriesForExecution(db, superseded.executionId)).toEqual([]);
+  });
+});
+
+describe('cancelExecution', () => {
+  it('returns the cancelled row once, then null', async () => {
+    const run = await claimedRun(await botWithWebhook());
+    expect(await cancelExecution(db, organizationId, run.executionId)).toMatchObject({ id: run.executionId, status: 'cancelled', completedAt: expect.any(Date) });
+    expect(await cancelExecution(db, organizationId, run.executionId)).toBeNull();
+  });
+});
+
+describe('createCompletedExecutionWithDelivery', () => {
+  it('writes a completed execution and its delivery together', async () => {
+    const botId = await botWithWebhook();
+    const { executionId, deliveryId } = await createCompletedExecutionWithDelivery(db, { botId, organizationId, extractedData: { items: [1] } });
+    expect(await findExecution(db, organizationId, executionId)).toMatchObject({ status: 'completed', extractedData: { items: [1] } });
+    expect((await listDeliveriesForExecution(db, executionId)).map((d) => d.id)).toEqual([deliveryId]);
+  });
+});
