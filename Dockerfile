@@ -19,6 +19,7 @@ COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
 COPY packages/queue/package.json packages/queue/
 COPY packages/runner/package.json packages/runner/
+COPY packages/testkit/package.json packages/testkit/
 COPY packages/webhooks/package.json packages/webhooks/
 # npm 11 can write a lockfile `npm ci` refuses (other platforms' optional packages left out);
 # `npm install` then honours the same pinned versions.

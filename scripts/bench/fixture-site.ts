@@ -1,5 +1,5 @@
 import type { StepInput } from '@botfleet/core';
-import { startFixtureServer, type FixtureServer } from '@botfleet/runner/src/testing';
+import { startFixtureServer, type FixtureServer } from '@botfleet/testkit';
 
 /** Items on the fixture page; every run must extract exactly this many. */
 export const ITEM_COUNT = 20;

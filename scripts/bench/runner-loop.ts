@@ -1,6 +1,6 @@
 import { indexSteps } from '@botfleet/core';
 import { runExecution, runSteps, type BrowserHost } from '@botfleet/runner';
-import { createMemorySession } from '@botfleet/runner/src/testing';
+import { createMemorySession } from '@botfleet/runner/testing';
 import { assertCatalogData, BOT_STEPS } from './fixture-site';
 import { startCpuMeter, type CpuUse } from './process-tree-cpu';
 

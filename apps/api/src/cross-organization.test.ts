@@ -1,4 +1,5 @@
-import { createApiKey, createExecution, findApiKey, revokeApiKey } from '@botfleet/db';
+import { createApiKey, findApiKey, revokeApiKey } from '@botfleet/db';
+import { createTestExecution } from '@botfleet/db/testing';
 import request from 'supertest';
 import { apiRoutes } from './app';
 import { createApiHarness, type ApiHarness, type TestOrg } from './testing/api-harness';
@@ -52,10 +53,10 @@ beforeAll(async () => {
   h = await createApiHarness();
   owner = await h.newOrg();
   stranger = await h.newOrg();
-  const bot = await request(h.app).post('/api/v1/bots').set(owner.auth('write')).send({ name: 'owned', targetUrl: 'https://a.example' });
+  const botId = await h.newBot(owner, { name: 'owned' });
   const key = await createApiKey(h.db, { organizationId: owner.id, name: 'victim', permission: 'read' });
-  const execution = await createExecution(h.db, { botId: bot.body.id, organizationId: owner.id, trigger: 'api', params: {} });
-  ids = { botId: bot.body.id, keyId: key.row.id, executionId: execution.id, index: '0', scriptId: 'scr_unknown' };
+  const execution = await createTestExecution(h.db, { botId, organizationId: owner.id });
+  ids = { botId, keyId: key.row.id, executionId: execution.id, index: '0', scriptId: 'scr_unknown' };
   routes = apiRoutes(h.deps);
 });
 afterAll(() => h.close());

@@ -1,6 +1,6 @@
-import { startReceiver, type TestReceiver } from '@botfleet/webhooks/src/test-receiver';
 import { webhookDeliver } from '@botfleet/queue';
-import { createDeliveryFixture, waitFor, type DeliveryFixture } from './testing/delivery-fixture';
+import { startReceiver, waitUntil, type TestReceiver } from '@botfleet/testkit';
+import { createDeliveryFixture, type DeliveryFixture } from './testing/delivery-fixture';
 
 let f: DeliveryFixture;
 let receiver: TestReceiver;
@@ -27,14 +27,13 @@ afterAll(async () => {
 });
 
 const finalDelivery = (executionId: string) =>
-  waitFor(
+  waitUntil(
     async () => {
       const res = await f.deliveries(executionId);
       const delivery = res.body.data[0];
       return delivery && delivery.status !== 'pending' ? delivery : undefined;
     },
-    15_000,
-    'the delivery to end',
+    { timeoutMs: 15_000, message: 'the delivery to end' },
   );
 
 it('retries a receiver that fails twice, with the same webhook-id, and records three attempts', async () => {
@@ -90,7 +89,10 @@ it('re-enqueues a delivery whose job was lost from Redis, and delivers it', asyn
 it('drops a job with a garbage payload without retrying it', async () => {
   const queue = f.h.queues.get(webhookDeliver.queue);
   await queue.add(webhookDeliver.name, { nope: true }, { jobId: 'garbage-1', attempts: 3 });
-  await waitFor(async () => (await queue.getJobState('garbage-1')) === 'failed', 10_000, 'the garbage job to fail');
+  await waitUntil(async () => (await queue.getJobState('garbage-1')) === 'failed', {
+    timeoutMs: 10_000,
+    message: 'the garbage job to fail',
+  });
   const job = (await queue.getJob('garbage-1'))!;
   expect(job.attemptsMade).toBe(1);
   expect(job.failedReason).toContain('invalid webhook.deliver payload');

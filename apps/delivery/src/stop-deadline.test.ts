@@ -1,6 +1,6 @@
 import { findDelivery } from '@botfleet/db';
-import { startReceiver, type TestReceiver } from '@botfleet/webhooks/src/test-receiver';
-import { createDeliveryFixture, waitFor, type DeliveryFixture } from './testing/delivery-fixture';
+import { startReceiver, waitUntil, type TestReceiver } from '@botfleet/testkit';
+import { createDeliveryFixture, type DeliveryFixture } from './testing/delivery-fixture';
 
 let f: DeliveryFixture;
 let receiver: TestReceiver;
@@ -25,7 +25,10 @@ it('stop() gives up on a hung attempt at its deadline; the attempt keeps its lea
   const role = await f.startRole({ timeoutMs: 30_000, closeTimeoutMs: 300, retryDelaysMs: [] });
   const botId = await f.newBot({ url: `${receiver.url}/hang`, auth: 'none' });
   const { deliveryId } = await f.completeRun(botId, { a: 1 });
-  await waitFor(() => receiver.requests.length > 0, 10_000, 'the request to reach the receiver');
+  await waitUntil(() => receiver.requests.length > 0, {
+    timeoutMs: 10_000,
+    message: 'the request to reach the receiver',
+  });
 
   const started = Date.now();
   await role.stop();
@@ -37,5 +40,8 @@ it('stop() gives up on a hung attempt at its deadline; the attempt keeps its lea
 
   // Let the abandoned attempt end (the receiver drops it) before the database closes.
   await receiver.close();
-  await waitFor(async () => (await deliveryRow(deliveryId)).status === 'failed', 10_000, 'the cut-off attempt to be recorded');
+  await waitUntil(async () => (await deliveryRow(deliveryId)).status === 'failed', {
+    timeoutMs: 10_000,
+    message: 'the cut-off attempt to be recorded',
+  });
 });

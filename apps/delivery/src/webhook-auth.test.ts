@@ -1,8 +1,8 @@
-import { startReceiver, type ReceivedRequest, type TestReceiver } from '@botfleet/webhooks/src/test-receiver';
 import { buildDeliveryBody } from '@botfleet/core';
+import { startReceiver, waitUntil, type ReceivedRequest, type TestReceiver } from '@botfleet/testkit';
 import jwt from 'jsonwebtoken';
 import { Webhook } from 'standardwebhooks';
-import { createDeliveryFixture, waitFor, type DeliveryFixture } from './testing/delivery-fixture';
+import { createDeliveryFixture, type DeliveryFixture } from './testing/delivery-fixture';
 
 let f: DeliveryFixture;
 let receiver: TestReceiver;
@@ -36,7 +36,10 @@ describe('hmac', () => {
     const botId = await f.newBot({ url: `${receiver.url}/hook`, auth: 'hmac', secret });
     const { executionId, deliveryId } = await f.completeRun(botId, DATA);
 
-    const received = await waitFor(arrivedFor(receiver, deliveryId), 10_000, 'the hmac delivery');
+    const received = await waitUntil(arrivedFor(receiver, deliveryId), {
+      timeoutMs: 10_000,
+      message: 'the hmac delivery',
+    });
     expect(received.method).toBe('POST');
     expect(received.headers).toMatchObject({
       'content-type': 'application/json',
@@ -51,10 +54,10 @@ describe('hmac', () => {
     expect(verifier.verify(received.body, verifyHeaders(received))).toEqual(DATA);
     expect(() => verifier.verify(received.body.replace('9.5', '0.5'), verifyHeaders(received))).toThrow();
 
-    const status = await waitFor(async () => {
+    const status = await waitUntil(async () => {
       const res = await f.deliveries(executionId);
       return res.body.data[0]?.status === 'succeeded' ? res.body.data[0] : undefined;
-    });
+    }, { timeoutMs: 10_000, message: 'the hmac delivery to succeed' });
     expect(status).toMatchObject({ attemptCount: 1, lastError: null, attempts: [{ number: 1, statusCode: 200, error: null }] });
   });
 
@@ -62,7 +65,10 @@ describe('hmac', () => {
     const secret = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
     const botId = await f.newBot({ url: `${receiver.url}/hook`, auth: 'hmac', secret });
     const { deliveryId } = await f.completeRun(botId, DATA);
-    const received = await waitFor(arrivedFor(receiver, deliveryId), 10_000, 'the whsec delivery');
+    const received = await waitUntil(arrivedFor(receiver, deliveryId), {
+      timeoutMs: 10_000,
+      message: 'the whsec delivery',
+    });
     expect(new Webhook(secret).verify(received.body, verifyHeaders(received))).toEqual(DATA);
   });
 });
@@ -70,7 +76,10 @@ describe('hmac', () => {
 it('narrows the body with dataPath, exactly as buildDeliveryBody does', async () => {
   const botId = await f.newBot({ url: `${receiver.url}/hook`, auth: 'none', dataPath: 'items.1.name' });
   const { deliveryId } = await f.completeRun(botId, DATA);
-  const received = await waitFor(arrivedFor(receiver, deliveryId), 10_000, 'the narrowed delivery');
+  const received = await waitUntil(arrivedFor(receiver, deliveryId), {
+    timeoutMs: 10_000,
+    message: 'the narrowed delivery',
+  });
   expect(received.body).toBe('"Gadget"');
   expect(received.body).toBe(buildDeliveryBody(DATA, 'items.1.name'));
   expect(received.headers['webhook-signature']).toBeUndefined();
@@ -109,9 +118,15 @@ describe('jwt', () => {
   it('logs in once and reuses the token across deliveries, then logs in again after a 401', async () => {
     const botId = await f.newBot(webhook());
     const first = await f.completeRun(botId, DATA);
-    await waitFor(arrivedFor(server, first.deliveryId), 10_000, 'the first jwt delivery');
+    await waitUntil(arrivedFor(server, first.deliveryId), {
+      timeoutMs: 10_000,
+      message: 'the first jwt delivery',
+    });
     const second = await f.completeRun(botId, DATA);
-    await waitFor(arrivedFor(server, second.deliveryId), 10_000, 'the second jwt delivery');
+    await waitUntil(arrivedFor(server, second.deliveryId), {
+      timeoutMs: 10_000,
+      message: 'the second jwt delivery',
+    });
     expect(logins).toBe(1);
     const [a, b] = [hookRequests(first.deliveryId)[0]!, hookRequests(second.deliveryId)[0]!];
     expect(a.headers.authorization).toMatch(/^Bearer ey/);
@@ -120,10 +135,10 @@ describe('jwt', () => {
     // The receiver now rejects that token: the same attempt logs in again and succeeds.
     revoked.add(String(a.headers.authorization).replace(/^Bearer /, ''));
     const third = await f.completeRun(botId, DATA);
-    const delivered = await waitFor(async () => {
+    const delivered = await waitUntil(async () => {
       const res = await f.deliveries(third.executionId);
       return res.body.data[0]?.status === 'succeeded' ? res.body.data[0] : undefined;
-    }, 10_000, 'the re-login delivery');
+    }, { timeoutMs: 10_000, message: 'the re-login delivery' });
     expect(logins).toBe(2);
     const tries = hookRequests(third.deliveryId);
     expect(tries.map((r) => r.headers.authorization === a.headers.authorization)).toEqual([true, false]);

@@ -1,34 +1,27 @@
+import { reserveTestDatabase } from '@botfleet/db/testing';
+import { uniqueQueuePrefix } from '@botfleet/testkit';
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 
-const SERVER = 'postgresql://postgres@127.0.0.1:5432';
 const MAIN = join(__dirname, 'main.ts');
 const CLI = join(__dirname, 'cli.ts');
 
-async function dropDatabase(name: string): Promise<void> {
-  const client = new Client({ connectionString: `${SERVER}/postgres` });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await client.end();
-}
-
 describe('launcher', () => {
-  const name = `botfleet_t_launch_${randomBytes(4).toString('hex')}`;
+  // Not created here: the launcher must create (and migrate) a missing database itself.
+  const database = reserveTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'botfleet-data-'));
   const env = {
     ...process.env,
-    DATABASE_URL: `${SERVER}/${name}`,
+    DATABASE_URL: database.url,
     DATA_DIR: dataDir,
-    QUEUE_PREFIX: `test-launch-${randomBytes(3).toString('hex')}`,
+    QUEUE_PREFIX: uniqueQueuePrefix('test-launch'),
     LOG_LEVEL: 'silent',
     PORT: '0',
   };
   afterAll(async () => {
-    await dropDatabase(name);
+    await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

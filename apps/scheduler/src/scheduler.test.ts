@@ -1,11 +1,11 @@
-import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/src/testing/api-harness';
+import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
 import { createLogger } from '@botfleet/core';
-import { countExecutionsPerSlot, createTestDatabase, findSchedule, listExecutions, type Execution, type TestDatabase } from '@botfleet/db';
+import { countExecutionsPerSlot, findSchedule, listExecutions, type Execution } from '@botfleet/db';
+import { createTestDatabase, type TestDatabase } from '@botfleet/db/testing';
 import { executionRun, scheduleTick } from '@botfleet/queue';
+import { deletePrefixedKeys, testRedisUrl, waitUntil } from '@botfleet/testkit';
 import request from 'supertest';
 import { startScheduler, type SchedulerHandle } from './start-scheduler';
-import { deletePrefixedKeys } from './testing/redis-keys';
-import { waitFor } from './testing/wait-for';
 
 /*
  * The schedule runner end to end on real PostgreSQL, Redis and BullMQ: the API writes schedules
@@ -17,7 +17,7 @@ import { waitFor } from './testing/wait-for';
  * queue prefix, as a second series) and they would fire this file's.
  */
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = testRedisUrl();
 const RECONCILE_MS = 500;
 // Long enough for two 1-second ticks that must not come.
 const QUIET_MS = 2_500;
@@ -30,13 +30,7 @@ const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'silent' });
 
 beforeAll(async () => {
   testDb = await createTestDatabase({ migrated: true });
-  // The harness reads DATABASE_URL synchronously when called; restore it at once for other code.
-  const sharedUrl = process.env.DATABASE_URL;
-  process.env.DATABASE_URL = testDb.url;
-  const harness = createApiHarness({ minScheduleIntervalSeconds: 1 });
-  if (sharedUrl === undefined) delete process.env.DATABASE_URL;
-  else process.env.DATABASE_URL = sharedUrl;
-  h = await harness;
+  h = await createApiHarness({ minScheduleIntervalSeconds: 1 }, { databaseUrl: testDb.url });
   org = await h.newOrg();
   scheduler = await startScheduler({ db: h.db, redisUrl: REDIS_URL, queuePrefix: h.queues.prefix, logger, reconcileIntervalMs: RECONCILE_MS });
 });
@@ -48,14 +42,16 @@ afterAll(async () => {
 });
 
 const api = {
-  newBot: async (): Promise<string> =>
-    (await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'every second', targetUrl: 'https://a.example' })).body.id,
+  newBot: () => h.newBot(org, { name: 'every second' }),
   putSchedule: (botId: string, body: { interval: number; active: boolean }) =>
     request(h.app).put(`/api/v1/bots/${botId}/schedule`).set(org.auth('write')).send(body),
   getSchedule: (botId: string) => request(h.app).get(`/api/v1/bots/${botId}/schedule`).set(org.auth('read')),
   setStatus: (botId: string, status: 'active' | 'paused') =>
     request(h.app).patch(`/api/v1/bots/${botId}`).set(org.auth('write')).send({ status }),
 };
+
+/** How the waits below poll: each probe queries the database, so every 100 ms, for 10 s unless told otherwise. */
+const POLL = { timeoutMs: 10_000, intervalMs: 100 };
 
 /** The slot a row belongs to; unscheduled rows sort last, as NULLs do in an ascending ORDER BY. */
 const slotOf = (row: Execution) => row.scheduledFor?.getTime() ?? Number.POSITIVE_INFINITY;
@@ -67,18 +63,18 @@ const scheduledExecutions = async (botId: string): Promise<Execution[]> => {
 };
 const jobScheduler = (botId: string) => h.queues.get(scheduleTick.queue).getJobScheduler(`bot-${botId}`);
 const atLeast = (botId: string, n: number, timeoutMs = 10_000) =>
-  waitFor(`${n} scheduled executions`, async () => {
+  waitUntil(async () => {
     const rows = await scheduledExecutions(botId);
     return rows.length >= n && rows;
-  }, { timeoutMs });
+  }, { ...POLL, timeoutMs, message: `${n} scheduled executions` });
 
 /** No tick of this bot armed, queued or in flight: anything that fires after this is a bug. */
 const settled = (botId: string) =>
-  waitFor('the schedule to wind down', async () => {
+  waitUntil(async () => {
     if (await jobScheduler(botId)) return false;
     const ticks = await h.queues.get(scheduleTick.queue).getJobs(['active', 'waiting', 'delayed', 'prioritized']);
     return !ticks.some((job) => job.data.botId === botId);
-  });
+  }, { ...POLL, message: 'the schedule to wind down' });
 
 /** Waits out two ticks' worth of time and checks no execution was created meanwhile. */
 async function expectQuiet(botId: string): Promise<void> {
@@ -111,11 +107,11 @@ it('a 1-second schedule creates pending scheduled executions with their executio
   }
 
   // lastRunAt is the latest tick's slot and nextRunAt the slot after it.
-  await waitFor('GET to show the latest run', async () => {
+  await waitUntil(async () => {
     const latest = (await scheduledExecutions(botId)).at(-1)!.scheduledFor!.getTime();
     const res = await api.getSchedule(botId);
     return res.body.lastRunAt === latest && res.body.nextRunAt === latest + 1000 && res.body;
-  });
+  }, { ...POLL, message: 'GET to show the latest run' });
 
   await api.putSchedule(botId, { interval: 1, active: false });
 });
@@ -166,7 +162,11 @@ it('comes back after Redis loses its keys, once the reconciler runs, without re-
   const flushedAt = Date.now();
   expect(await jobScheduler(botId)).toBeUndefined();
 
-  await waitFor('the reconciler to re-arm the schedule', async () => (await jobScheduler(botId)) ?? false, { timeoutMs: 5_000 });
+  await waitUntil(() => jobScheduler(botId), {
+    ...POLL,
+    timeoutMs: 5_000,
+    message: 'the reconciler to re-arm the schedule',
+  });
   const before = (await scheduledExecutions(botId)).length;
   const rows = await atLeast(botId, before + 2);
   expect(rows.at(-1)!.scheduledFor!.getTime()).toBeGreaterThan(flushedAt);
@@ -190,10 +190,10 @@ it('two schedulers running together fire each tick once, also when both re-arm a
     await Promise.all([scheduler.reconcileNow(), second.reconcileNow()]);
     // A tick already in flight during the flush may still land with an older slot; the re-armed
     // series is what comes after the flush.
-    const slots = await waitFor('4 ticks after the flush', async () => {
+    const slots = await waitUntil(async () => {
       const all = (await scheduledExecutions(botId)).map((r) => r.scheduledFor!.getTime());
       return all.filter((slot) => slot > flushedAt).length >= 4 && all;
-    }, { timeoutMs: 15_000 });
+    }, { ...POLL, timeoutMs: 15_000, message: '4 ticks after the flush' });
     expect(new Set(slots).size).toBe(slots.length);
     expectOneSeries(slots.filter((slot) => slot > flushedAt), 1000);
 

@@ -1,4 +1,4 @@
-import { createPrismaClient } from '@botfleet/db';
+import { createTestPrismaClient } from '@botfleet/db/testing';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startScheduler } from './start-scheduler';
@@ -12,7 +12,7 @@ it('starts and stops within its deadlines while Redis is unreachable, logging in
     },
   });
   const logger = pino({ level: 'info' }, sink);
-  const db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 1 });
+  const db = createTestPrismaClient({ poolSize: 1 });
   try {
     const started = Date.now();
     // Nothing listens on port 1: every connection attempt is refused and retried.

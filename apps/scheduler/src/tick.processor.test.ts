@@ -1,15 +1,13 @@
-import { createLogger, newId } from '@botfleet/core';
+import { createLogger } from '@botfleet/core';
 import {
-  createBot,
-  createPrismaClient,
   deleteBotsOfOrganization,
-  ensureOrganization,
   findSchedule,
   listExecutions,
   saveSchedule,
   updateBot,
   type PrismaClient,
 } from '@botfleet/db';
+import { createTestBot, createTestOrganization, createTestPrismaClient } from '@botfleet/db/testing';
 import {
   armSchedule,
   createQueues,
@@ -21,10 +19,10 @@ import {
   type Queues,
   type RedisConnection,
 } from '@botfleet/queue';
+import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { randomBytes } from 'node:crypto';
 import { createTickProcessor, type TickOutcome } from './tick.processor';
-import { deletePrefixedKeys } from './testing/redis-keys';
 
 /*
  * The tick processor called directly with the job a scheduler would receive, to pin down what
@@ -39,10 +37,10 @@ let organizationId: string;
 let processTick: (job: Job<unknown>) => Promise<TickOutcome>;
 
 beforeAll(async () => {
-  db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 4 });
-  redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer');
-  queues = createQueues(redis, `test-${randomBytes(4).toString('hex')}`);
-  organizationId = (await ensureOrganization(db, newId('org').replace('_', '-'))).id;
+  db = createTestPrismaClient({ poolSize: 4 });
+  redis = createRedisConnection(testRedisUrl(), 'producer');
+  queues = createQueues(redis, uniqueQueuePrefix());
+  organizationId = (await createTestOrganization(db)).id;
   const logger = createLogger({ level: 'silent' });
   processTick = processorFor(scheduleTick, createTickProcessor({ db, queues, logger }), logger);
 });
@@ -56,7 +54,7 @@ afterAll(async () => {
 });
 
 async function scheduledBot(options: { status?: 'active' | 'paused'; active?: boolean } = {}) {
-  const bot = await createBot(db, organizationId, { name: 'tick', targetUrl: 'https://a.example', kind: 'extraction', tags: [] });
+  const bot = await createTestBot(db, organizationId, { name: 'tick' });
   if (options.status && !(await updateBot(db, organizationId, bot.id, { status: options.status }))) throw new Error(`bot ${bot.id} not found`);
   await saveSchedule(db, bot.id, { intervalSeconds: 60, active: options.active ?? true, nextRunAt: null });
   return bot.id;

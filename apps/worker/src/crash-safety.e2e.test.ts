@@ -1,7 +1,15 @@
-import { createApiHarness } from '@botfleet/api/src/testing/api-harness';
+import { createApiHarness } from '@botfleet/api/testing';
 import { createLogger } from '@botfleet/core';
 import { findExecution, listExecutionLogs, listStepOutputs, type Db } from '@botfleet/db';
-import { listProcesses, processTree, startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/runner/src/testing';
+import {
+  listProcesses,
+  processTree,
+  startFixtureServer,
+  testRedisUrl,
+  uniqueQueuePrefix,
+  waitUntil,
+  type FixtureServer,
+} from '@botfleet/testkit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -10,7 +18,7 @@ import { startWorker } from './start-worker';
 let site: FixtureServer;
 const afterAllCleanups: (() => unknown)[] = [];
 const logger = createLogger({ level: 'silent' });
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = testRedisUrl();
 
 beforeAll(async () => {
   site = await startFixtureServer({ '/page': '<!doctype html><body><h1 id="title">Still here</h1></body>' });
@@ -42,16 +50,17 @@ function spawnWorker(prefix: string, organizationId: string): Promise<ChildProce
 it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chromium behind', async () => {
   const h = await createApiHarness();
   const org = await h.newOrg();
-  const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'crash', targetUrl: site.url('/page') });
-  await request(h.app)
-    .put(`/api/v1/bots/${bot.body.id}/steps`)
-    .set(org.auth('write'))
-    .send({ steps: [{ action: 'waitFor', ms: 4_000 }, { action: 'extract', name: 'title', selector: '#title' }] });
+  const botId = await h.newBot(
+    org,
+    { name: 'crash', targetUrl: site.url('/page') },
+    { steps: [{ action: 'waitFor', ms: 4_000 }, { action: 'extract', name: 'title', selector: '#title' }] },
+  );
 
   const doomed = await spawnWorker(h.queues.prefix, org.id);
   const cleanup = () => doomed.exitCode === null && doomed.signalCode === null && doomed.kill('SIGKILL');
   afterAllCleanups.push(cleanup);
-  const { executionId } = (await request(h.app).post(`/api/v1/bots/${bot.body.id}/executions`).set(org.auth('write')).send({})).body;
+  const trigger = await request(h.app).post(`/api/v1/bots/${botId}/executions`).set(org.auth('write')).send({});
+  const { executionId } = trigger.body;
   const status = async () => (await executionRow(h.db, org.id, executionId)).status;
   await waitUntil(async () => (await status()) === 'running', { timeoutMs: 20_000, message: 'never started running' });
   await waitUntil(() => processTree(doomed.pid!).some((p) => /chrom/i.test(p.command)), { timeoutMs: 10_000, message: 'no chromium under the worker' });
@@ -92,13 +101,13 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
 }, 90_000);
 
 it('runs a trigger whose enqueue failed, once the sweeper finds the pending row', async () => {
-  const prefix = `test-enqueue-${Date.now()}`;
+  const prefix = uniqueQueuePrefix('test-enqueue');
   // The API's Redis is unreachable: the trigger still succeeds because the row is written first.
   const h = await createApiHarness({}, { redisUrl: 'redis://127.0.0.1:1', queuePrefix: prefix });
   const org = await h.newOrg();
-  const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'offline', targetUrl: site.url('/page') });
-  await request(h.app).put(`/api/v1/bots/${bot.body.id}/steps`).set(org.auth('write')).send({ steps: [{ action: 'extract', name: 'title', selector: '#title' }] });
-  const trigger = await request(h.app).post(`/api/v1/bots/${bot.body.id}/executions`).set(org.auth('write')).send({});
+  const steps = [{ action: 'extract', name: 'title', selector: '#title' }];
+  const botId = await h.newBot(org, { name: 'offline', targetUrl: site.url('/page') }, { steps });
+  const trigger = await request(h.app).post(`/api/v1/bots/${botId}/executions`).set(org.auth('write')).send({});
   expect(trigger.status).toBe(202);
   const { executionId } = trigger.body;
   expect((await request(h.app).get('/readyz')).status).toBe(503);

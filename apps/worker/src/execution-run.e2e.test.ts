@@ -1,4 +1,4 @@
-import { startFixtureServer, startTestProxy, type FixtureServer, type TestProxy } from '@botfleet/runner/src/testing';
+import { startFixtureServer, startTestProxy, type FixtureServer, type TestProxy } from '@botfleet/testkit';
 import { createE2eHarness, type E2eHarness } from './testing/e2e-harness';
 
 const LIST_PAGE = `<!doctype html><html><body>

@@ -1,4 +1,4 @@
-import { startFixtureServer, type FixtureServer } from '@botfleet/runner/src/testing';
+import { startFixtureServer, type FixtureServer } from '@botfleet/testkit';
 import request from 'supertest';
 import { createE2eHarness, type E2eHarness } from './testing/e2e-harness';
 

@@ -1,6 +1,6 @@
 import { createLogger, type RoleHandle } from '@botfleet/core';
 import { startDelivery } from '@botfleet/delivery';
-import { startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/runner/src/testing';
+import { startFixtureServer, testRedisUrl, waitUntil, type FixtureServer } from '@botfleet/testkit';
 import { Webhook } from 'standardwebhooks';
 import { createE2eHarness, type E2eHarness } from './testing/e2e-harness';
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
   h = await createE2eHarness();
   delivery = await startDelivery({
     db: h.api.db,
-    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redisUrl: testRedisUrl(),
     queuePrefix: h.api.queues.prefix,
     logger: createLogger({ level: 'silent' }),
     secretBox: h.api.deps.secretBox,

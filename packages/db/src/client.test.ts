@@ -1,5 +1,5 @@
 import { createPrismaClient, type PrismaClient } from './client';
-import { createTestDatabase, type TestDatabase } from './test-database';
+import { createTestDatabase, type TestDatabase } from './testing';
 
 let db: TestDatabase;
 let prisma: PrismaClient;

@@ -1,25 +1,18 @@
 import { Client } from 'pg';
-import { withDatabase } from './connection-url';
-import { createDatabaseIfMissing, quoteIdentifier } from './create-database';
-import { TEST_SERVER_URL } from './test-database';
+import { createDatabaseIfMissing } from './create-database';
+import { reserveTestDatabase } from './testing';
 
-const name = `botfleet_t_${Math.random().toString(36).slice(2, 10)}`;
-const url = withDatabase(TEST_SERVER_URL, name);
+const database = reserveTestDatabase();
 
-afterAll(async () => {
-  const client = new Client({ connectionString: TEST_SERVER_URL });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`);
-  await client.end();
-});
+afterAll(() => database.drop());
 
 test('concurrent callers all succeed and exactly one creates the database', async () => {
-  const results = await Promise.all([1, 2, 3].map(() => createDatabaseIfMissing(url)));
+  const results = await Promise.all([1, 2, 3].map(() => createDatabaseIfMissing(database.url)));
   expect(results.filter(Boolean)).toHaveLength(1);
-  expect(await createDatabaseIfMissing(url)).toBe(false);
+  expect(await createDatabaseIfMissing(database.url)).toBe(false);
 
-  const client = new Client({ connectionString: url });
+  const client = new Client({ connectionString: database.url });
   await client.connect();
-  expect((await client.query('SELECT current_database() AS db')).rows[0].db).toBe(name);
+  expect((await client.query('SELECT current_database() AS db')).rows[0].db).toBe(database.name);
   await client.end();
 });

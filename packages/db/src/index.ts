@@ -21,5 +21,4 @@ export * from './generated/prisma/enums';
 export { migrate, PRISMA_MIGRATION_LOCK_KEY, type MigrateOptions, type MigrationLogger } from './migrator';
 export { findMigrationsDir } from './migrations-dir';
 export { createDatabaseIfMissing } from './create-database';
-export { createTestDatabase, type TestDatabase } from './test-database';
 export * from './repositories';

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { waitUntil } from '@botfleet/testkit';
 import { Client } from 'pg';
 import { findMigrationsDir } from './migrations-dir';
 import { migrate, PRISMA_MIGRATION_LOCK_KEY, type MigrationLogger } from './migrator';
-import { createTestDatabase, type TestDatabase } from './test-database';
+import { createTestDatabase, type TestDatabase } from './testing';
 
 const migrationsDir = findMigrationsDir(__dirname);
 const INIT = '20261121000000_init';
@@ -42,15 +43,6 @@ function recordingLogger(): MigrationLogger & { infos: string[]; warnings: strin
   const infos: string[] = [];
   const warnings: string[] = [];
   return { infos, warnings, info: (m) => infos.push(m), warn: (m) => warnings.push(m) };
-}
-
-/** Polls a condition (no fixed sleep); fails after `timeoutMs`. */
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 test('applies every migration to an empty database and records it as Prisma does', async () => {
@@ -113,14 +105,14 @@ test('two concurrent runs both succeed and the migration is applied once', async
   try {
     await holder.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATION_LOCK_KEY]);
     const runs = Promise.all([migrate(db.url, { migrationsDir }), migrate(db.url, { migrationsDir })]);
-    await waitFor(async () => {
+    await waitUntil(async () => {
       const waiting = await holder.query(
         `SELECT count(*)::int AS n FROM pg_locks
           WHERE locktype = 'advisory' AND NOT granted AND objid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         [PRISMA_MIGRATION_LOCK_KEY],
       );
       return waiting.rows[0].n === 2;
-    });
+    }, { timeoutMs: 10_000, message: 'both migrations to wait on the lock' });
     await holder.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATION_LOCK_KEY]);
 
     const results = await runs;

@@ -5,8 +5,9 @@
  *   npx tsx packages/runner/scripts/measure-overhead.ts [runs]
  */
 import { indexSteps } from '@botfleet/core';
+import { startFixtureServer } from '@botfleet/testkit';
 import { createBrowserHost, resolveChromiumPath, runExecution, runSteps } from '../src';
-import { createMemorySession, startFixtureServer } from '../src/testing';
+import { createMemorySession } from '../src/testing';
 
 const RUNS = Number(process.argv[2] ?? 30);
 const WARMUP = 3;

@@ -1,7 +1,8 @@
+import { waitUntil } from '@botfleet/testkit';
 import { readFileSync } from 'node:fs';
 import { createAdBlocker, DEFAULT_FILTER_LIST_PATH, loadAdBlocker, parseFilterList } from './ad-blocker';
 import { runExecution } from './run-execution';
-import { createMemorySession, useBrowserFixture, waitUntil } from './testing';
+import { createMemorySession, useBrowserFixture } from './testing';
 
 /** A tracker host on the shipped list (third-party-web: Criteo, category ad). */
 const TRACKER_HOST = 'static.criteo.net';

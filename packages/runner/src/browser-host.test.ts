@@ -1,4 +1,5 @@
-import { createTestBrowserHost, chromiumChildren, listProcesses, processTree, useBrowserFixture, waitUntil, type ProcessInfo } from './testing';
+import { chromiumChildren, listProcesses, processTree, waitUntil, type ProcessInfo } from '@botfleet/testkit';
+import { createTestBrowserHost, useBrowserFixture } from './testing';
 import type { BrowserHost } from './browser-host';
 
 /** The Chromium main process this Jest worker started for `host`, found by diffing our children. */

@@ -1,3 +1,4 @@
+import { waitUntil } from '@botfleet/testkit';
 import type { LookupAddress } from 'node:dns';
 import type dns from 'node:dns';
 import { request } from 'node:http';
@@ -6,7 +7,7 @@ import { createEgressGuard } from './egress-guard';
 import { startEgressProxy, type EgressProxy } from './egress-proxy';
 import { runExecution } from './run-execution';
 import { runSteps } from './step-interpreter';
-import { createMemorySession, useBrowserFixture, waitUntil } from './testing';
+import { createMemorySession, useBrowserFixture } from './testing';
 
 /*
  * ALLOW_PRIVATE_NETWORK=false against a page that tries to reach an internal service. The

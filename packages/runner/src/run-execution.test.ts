@@ -1,10 +1,11 @@
 import { indexSteps, type Capabilities, type StepInput } from '@botfleet/core';
+import { startTestProxy, waitUntil } from '@botfleet/testkit';
 import type { Page } from 'playwright-core';
 import { InfrastructureError } from './errors';
 import { createProxyPool } from './proxy-pool';
 import { runExecution, type ExecutionOutcome, type RunExecutionOptions } from './run-execution';
 import { runSteps } from './step-interpreter';
-import { createMemorySession, startTestProxy, useBrowserFixture, waitUntil, type MemorySession } from './testing';
+import { createMemorySession, useBrowserFixture, type MemorySession } from './testing';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -3,9 +3,9 @@ import jwt from 'jsonwebtoken';
 import pino from 'pino';
 import { buildDeliveryBody } from '@botfleet/core';
 import { Webhook } from 'standardwebhooks';
+import { startReceiver, type ReceiverHandler, type TestReceiver } from '@botfleet/testkit';
 import { deliverWebhook, type DeliveryLogger, type DeliveryRequest } from './deliver';
 import { JwtTokenCache } from './jwt-token-cache';
-import { startReceiver, type ReceiverHandler, type TestReceiver } from './test-receiver';
 
 const SIGNING_KEY = 'login-server-signing-key';
 const PASSWORD = 'correct horse battery staple';

@@ -1,6 +1,6 @@
+import { startReceiver, type TestReceiver } from '@botfleet/testkit';
 import { DestinationRefusedError, HttpPostError } from './errors';
 import { httpPost } from './http-post';
-import { startReceiver, type TestReceiver } from './test-receiver';
 
 const allow = { allowPrivateNetwork: true };
 const refuse = { allowPrivateNetwork: false };

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { startReceiver, type ReceiverHandler, type TestReceiver } from '@botfleet/testkit';
 import { JwtLoginError } from './errors';
 import { JwtTokenCache } from './jwt-token-cache';
-import { startReceiver, type ReceiverHandler, type TestReceiver } from './test-receiver';
 
 const SIGNING_KEY = 'login-server-signing-key';
 const allow = { allowPrivateNetwork: true };

@@ -1,4 +1,10 @@
-import { createCompletedExecution, createDeliveryForCompletedExecution, deleteBotsOfOrganization, findDelivery, recordDeliveryAttempt } from '@botfleet/db';
+import {
+  createDeliveryForCompletedExecution,
+  deleteBotsOfOrganization,
+  findDelivery,
+  recordDeliveryAttempt,
+} from '@botfleet/db';
+import { createTestExecution } from '@botfleet/db/testing';
 import request from 'supertest';
 import { DeliverySchema } from './deliveries.schema';
 import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
@@ -20,14 +26,9 @@ afterAll(async () => {
 });
 
 async function completedExecution(extractedData: unknown) {
-  const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'd', targetUrl: 'https://a.example' });
-  const botId = bot.body.id as string;
-  const manifest = await request(h.app)
-    .put(`/api/v1/bots/${botId}/manifest`)
-    .set(org.auth('write'))
-    .send({ webhook: { url: 'https://hooks.example/in', auth: 'hmac', secret: SECRET, dataPath: 'items' } });
-  expect(manifest.status).toBe(200);
-  const execution = await createCompletedExecution(h.db, { botId, organizationId: org.id, extractedData });
+  const webhook = { url: 'https://hooks.example/in', auth: 'hmac', secret: SECRET, dataPath: 'items' };
+  const botId = await h.newBot(org, { name: 'd' }, { manifest: { webhook } });
+  const execution = await createTestExecution(h.db, { botId, organizationId: org.id, completed: { extractedData } });
   return { botId, executionId: execution.id };
 }
 

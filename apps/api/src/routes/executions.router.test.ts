@@ -16,9 +16,7 @@ async function actionBot(parameters: object[] = [
   { name: 'pages', type: 'integer' },
   { name: 'express', type: 'boolean' },
 ]): Promise<string> {
-  const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'a', targetUrl: 'https://a.example', kind: 'action' });
-  await request(h.app).put(`/api/v1/bots/${bot.body.id}/manifest`).set(org.auth('write')).send({ parameters });
-  return bot.body.id;
+  return h.newBot(org, { name: 'a', kind: 'action' }, { manifest: { parameters } });
 }
 const trigger = (botId: string, body?: object, headers: Record<string, string> = {}) => {
   const req = request(h.app).post(`/api/v1/bots/${botId}/executions`).set(org.auth('write')).set(headers);
@@ -52,9 +50,9 @@ describe('POST /api/v1/bots/:botId/executions', () => {
   });
 
   it('accepts an empty body for a bot without parameters', async () => {
-    const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'e', targetUrl: 'https://a.example' });
-    expect((await trigger(bot.body.id)).status).toBe(202);
-    expect((await trigger(bot.body.id, {})).status).toBe(202);
+    const botId = await h.newBot(org, { name: 'e' });
+    expect((await trigger(botId)).status).toBe(202);
+    expect((await trigger(botId, {})).status).toBe(202);
   });
 
   it('names an unknown parameter and suggests the closest one', async () => {
@@ -64,8 +62,7 @@ describe('POST /api/v1/bots/:botId/executions', () => {
     expect(res.body).toEqual({
       error: { code: 'unknown_parameter', message: "Unknown parameter 'qurey'. Did you mean 'query'?", details: { parameter: 'qurey', suggestion: 'query' } },
     });
-    const none = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'n', targetUrl: 'https://a.example' });
-    const plain = await trigger(none.body.id, { params: { anything: 1 } });
+    const plain = await trigger(await h.newBot(org, { name: 'n' }), { params: { anything: 1 } });
     expect(plain.body.error).toEqual({ code: 'unknown_parameter', message: "Unknown parameter 'anything'.", details: { parameter: 'anything', suggestion: null } });
   });
 

@@ -1,6 +1,6 @@
 import { deleteBotsOfOrganization, findSchedule } from '@botfleet/db';
 import { scheduleTick } from '@botfleet/queue';
-import { deletePrefixedKeys } from '@botfleet/scheduler/src/testing/redis-keys';
+import { deletePrefixedKeys } from '@botfleet/testkit';
 import request from 'supertest';
 import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 const newBot = async (o: TestOrg = org): Promise<string> => {
-  const id: string = (await request(h.app).post('/api/v1/bots').set(o.auth('write')).send({ name: 'scheduled', targetUrl: 'https://a.example' })).body.id;
+  const id = await h.newBot(o, { name: 'scheduled' });
   botOwners.add(o.id);
   return id;
 };

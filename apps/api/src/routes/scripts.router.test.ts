@@ -9,12 +9,11 @@ useApiHarness((harness, first) => {
 });
 
 async function botWithSteps(): Promise<string> {
-  const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 's', targetUrl: 'https://a.example' });
-  await request(h.app)
-    .put(`/api/v1/bots/${bot.body.id}/steps`)
-    .set(org.auth('write'))
-    .send({ steps: [{ action: 'click', selector: '#go' }, { action: 'extract', name: 'title', selector: 'h1' }] });
-  return bot.body.id;
+  const steps = [
+    { action: 'click', selector: '#go' },
+    { action: 'extract', name: 'title', selector: 'h1' },
+  ];
+  return h.newBot(org, { name: 's' }, { steps });
 }
 const scripts = async (botId: string) => (await request(h.app).get(`/api/v1/bots/${botId}/scripts`).set(org.auth('read'))).body.data;
 

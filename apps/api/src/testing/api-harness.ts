@@ -1,6 +1,8 @@
-import { createLogger, createSecretBox, newId, type Permission } from '@botfleet/core';
-import { createApiKey, createPrismaClient, ensureOrganization, type PrismaClient } from '@botfleet/db';
+import { createLogger, createSecretBox, type Permission } from '@botfleet/core';
+import { createApiKey, createPrismaClient, type PrismaClient } from '@botfleet/db';
+import { createTestOrganization, testDatabaseUrl } from '@botfleet/db/testing';
 import { createQueues, createRedisConnection, type Queues } from '@botfleet/queue';
+import { testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
@@ -20,12 +22,31 @@ export interface ApiHarness {
   deps: ApiDeps;
   db: PrismaClient;
   queues: Queues;
+  /** A new organization with a read, a write and an admin key. */
   newOrg(): Promise<TestOrg>;
-  /** Creates a bot through the API (write key) and returns its id. */
-  newBot(org: TestOrg, fields?: Record<string, unknown>): Promise<string>;
+  /**
+   * Creates a bot through the API (write key), as a client would, then puts its manifest and
+   * steps when given; returns its id. Fails loudly when the API refuses any of them.
+   */
+  newBot(org: TestOrg, fields?: Record<string, unknown>, setup?: BotSetup): Promise<string>;
   /** The API on a real HTTP server (port 0), as startApi runs it; stopped by close(). */
   listen(overrides?: Partial<ApiSettings>): Promise<{ port: number }>;
   close(): Promise<void>;
+}
+
+export interface BotSetup {
+  /** Body of PUT /bots/:botId/manifest. */
+  manifest?: object;
+  /** Steps for PUT /bots/:botId/steps. */
+  steps?: object[];
+}
+
+export interface ApiHarnessOptions {
+  /** Defaults to the shared test database (DATABASE_URL). */
+  databaseUrl?: string;
+  redisUrl?: string;
+  /** Defaults to a prefix of this harness's own. */
+  queuePrefix?: string;
 }
 
 /**
@@ -34,12 +55,13 @@ export interface ApiHarness {
  */
 export async function createApiHarness(
   overrides: Partial<ApiSettings> = {},
-  options: { redisUrl?: string; queuePrefix?: string } = {},
+  options: ApiHarnessOptions = {},
 ): Promise<ApiHarness> {
-  const db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 4 });
-  const redis = createRedisConnection(options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer');
+  const db = createPrismaClient(options.databaseUrl ?? testDatabaseUrl(), { poolSize: 4 });
+  const redisUrl = options.redisUrl ?? testRedisUrl();
+  const redis = createRedisConnection(redisUrl, 'producer');
   redis.on('error', () => undefined);
-  const queues = createQueues(redis, options.queuePrefix ?? `test-${randomBytes(4).toString('hex')}`);
+  const queues = createQueues(redis, options.queuePrefix ?? uniqueQueuePrefix());
   const deps: ApiDeps = {
     db,
     redis,
@@ -65,22 +87,35 @@ export async function createApiHarness(
     db,
     queues,
     async newOrg() {
-      const org = await ensureOrganization(db, newId('org').replace('_', '-'));
+      const org = await createTestOrganization(db);
       const keys = {} as Record<Permission, string>;
       for (const permission of ['read', 'write', 'admin'] as const) {
         keys[permission] = (await createApiKey(db, { organizationId: org.id, name: permission, permission })).key;
       }
       return { id: org.id, keys, auth: (permission = 'admin') => ({ Authorization: `Bearer ${keys[permission]}` }) };
     },
-    async newBot(org, fields = {}) {
-      const res = await request(app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'test bot', targetUrl: 'https://a.example', ...fields });
+    async newBot(org, fields = {}, setup = {}) {
+      const write = org.auth('write');
+      const body = { name: 'test bot', targetUrl: 'https://a.example', ...fields };
+      const res = await request(app).post('/api/v1/bots').set(write).send(body);
       if (res.status !== 201) throw new Error(`creating a bot failed: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body.id as string;
+      const botId = res.body.id as string;
+      if (setup.manifest) {
+        const manifest = await request(app).put(`/api/v1/bots/${botId}/manifest`).set(write).send(setup.manifest);
+        if (manifest.status !== 200) {
+          throw new Error(`manifest refused: ${manifest.status} ${JSON.stringify(manifest.body)}`);
+        }
+      }
+      if (setup.steps) {
+        const steps = await request(app).put(`/api/v1/bots/${botId}/steps`).set(write).send({ steps: setup.steps });
+        if (steps.status !== 200) throw new Error(`steps refused: ${steps.status} ${JSON.stringify(steps.body)}`);
+      }
+      return botId;
     },
     async listen(overrides = {}) {
       const api = await startApi({
         db,
-        redisUrl: options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        redisUrl,
         queuePrefix: queues.prefix,
         logger: deps.logger,
         secretBox: deps.secretBox,

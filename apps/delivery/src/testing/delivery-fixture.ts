@@ -1,8 +1,9 @@
-import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/src/testing/api-harness';
+import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
 import { createLogger, type RoleHandle } from '@botfleet/core';
 import { createCompletedExecutionWithDelivery, deleteBotsOfOrganization } from '@botfleet/db';
-import request from 'supertest';
 import { webhookDeliver } from '@botfleet/queue';
+import { testRedisUrl } from '@botfleet/testkit';
+import request from 'supertest';
 import { startDelivery, type StartDeliveryOptions } from '../start-delivery';
 
 /*
@@ -35,7 +36,7 @@ export async function createDeliveryFixture(): Promise<DeliveryFixture> {
     async startRole(overrides = {}) {
       const role = await startDelivery({
         db: h.db,
-        redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        redisUrl: testRedisUrl(),
         queuePrefix: h.queues.prefix,
         logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
         secretBox: h.deps.secretBox,
@@ -51,12 +52,7 @@ export async function createDeliveryFixture(): Promise<DeliveryFixture> {
       roles.push(role);
       return role;
     },
-    async newBot(webhook) {
-      const bot = await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'hook', targetUrl: 'https://a.example' });
-      const manifest = await request(h.app).put(`/api/v1/bots/${bot.body.id}/manifest`).set(org.auth('write')).send({ webhook });
-      if (manifest.status !== 200) throw new Error(`manifest rejected: ${JSON.stringify(manifest.body)}`);
-      return bot.body.id as string;
-    },
+    newBot: (webhook) => h.newBot(org, { name: 'hook' }, { manifest: { webhook } }),
     async completeRun(botId, data, options = {}) {
       // What the execution worker does: complete the run and create its delivery in one
       // transaction, then enqueue the first attempt after the commit.
@@ -73,15 +69,4 @@ export async function createDeliveryFixture(): Promise<DeliveryFixture> {
       await h.close();
     },
   };
-}
-
-/** Polls until `check` returns a value other than undefined/false, or fails after the deadline. */
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

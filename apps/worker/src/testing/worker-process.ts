@@ -1,5 +1,6 @@
 import { createLogger } from '@botfleet/core';
-import { createPrismaClient } from '@botfleet/db';
+import { createTestPrismaClient } from '@botfleet/db/testing';
+import { testRedisUrl } from '@botfleet/testkit';
 import { startWorker } from '../start-worker';
 
 /*
@@ -7,10 +8,10 @@ import { startWorker } from '../start-worker';
  * from the environment the test passes (this file is test tooling, not the app's entry point).
  */
 async function main(): Promise<void> {
-  const db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 2 });
+  const db = createTestPrismaClient({ poolSize: 2 });
   await startWorker({
     db,
-    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redisUrl: testRedisUrl(),
     queuePrefix: process.env.QUEUE_PREFIX!,
     logger: createLogger({ level: 'silent' }),
     concurrency: 1,

@@ -1,6 +1,5 @@
-import { newId } from '@botfleet/core';
-import { createPrismaClient, type PrismaClient } from '../client';
-import { createBot } from './bots';
+import type { PrismaClient } from '../client';
+import { createTestBot, createTestExecution, createTestOrganization, createTestPrismaClient } from '../testing';
 import {
   claimDeliveryAttempt,
   createDeliveryForCompletedExecution,
@@ -9,15 +8,14 @@ import {
   listDeliveriesForExecution,
   recordDeliveryAttempt,
 } from './deliveries';
-import { saveManifest, type StoredManifest } from './manifests';
-import { ensureOrganization } from './organizations';
+import type { StoredManifest } from './manifests';
 
 let db: PrismaClient;
 let organizationId: string;
 
 beforeAll(async () => {
-  db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 4 });
-  organizationId = (await ensureOrganization(db, newId('org').replace('_', '-'))).id;
+  db = createTestPrismaClient({ poolSize: 4 });
+  organizationId = (await createTestOrganization(db)).id;
 });
 afterAll(async () => {
   // Leave no pending deliveries behind for a sweeper elsewhere to find.
@@ -25,14 +23,9 @@ afterAll(async () => {
   await db.$disconnect();
 });
 
-const EMPTY: StoredManifest = { capabilities: {}, webhook: null, webhookSecretEnc: null, webhookPasswordEnc: null, parameters: [] };
-
 async function completedRun(manifest: Partial<StoredManifest>, extractedData: unknown = { items: [{ name: 'a' }, { name: 'b' }] }) {
-  const bot = await createBot(db, organizationId, { name: 'd', targetUrl: 'https://a.example', kind: 'extraction', tags: [] });
-  await saveManifest(db, bot.id, { ...EMPTY, ...manifest });
-  const execution = await db.execution.create({
-    data: { id: newId('exe'), botId: bot.id, organizationId, status: 'completed', completedAt: new Date(), extractedData: extractedData as object },
-  });
+  const bot = await createTestBot(db, organizationId, { manifest });
+  const execution = await createTestExecution(db, { botId: bot.id, organizationId, completed: { extractedData } });
   return { botId: bot.id, executionId: execution.id, extractedData };
 }
 

@@ -1,19 +1,17 @@
-import { newId } from '@botfleet/core';
-import { createPrismaClient, type PrismaClient } from '../client';
-import { createBot, deleteBotsOfOrganization } from './bots';
+import type { PrismaClient } from '../client';
+import { createTestBot, createTestExecution, createTestOrganization, createTestPrismaClient } from '../testing';
+import { deleteBotsOfOrganization } from './bots';
 import { createCompletedExecutionWithDelivery, listDeliveriesForExecution } from './deliveries';
 import { cancelExecution, claimExecution, endExecutionAttempt, type ExecutionOutcome, type ProgressBatch } from './execution-lifecycle';
 import { listExecutionLogs, listStepOutputs } from './execution-results';
-import { createExecution, findExecution } from './executions';
-import { saveManifest } from './manifests';
-import { ensureOrganization } from './organizations';
+import { findExecution } from './executions';
 
 let db: PrismaClient;
 let organizationId: string;
 
 beforeAll(async () => {
-  db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 4 });
-  organizationId = (await ensureOrganization(db, newId('org').replace('_', '-'))).id;
+  db = createTestPrismaClient({ poolSize: 4 });
+  organizationId = (await createTestOrganization(db)).id;
 });
 afterAll(async () => {
   // Leave no pending deliveries or executions behind for a sweeper elsewhere to find.
@@ -22,14 +20,13 @@ afterAll(async () => {
 });
 
 async function botWithWebhook(): Promise<string> {
-  const bot = await createBot(db, organizationId, { name: 'l', targetUrl: 'https://a.example', kind: 'extraction', tags: [] });
   const webhook = { url: 'https://hooks.example/in', auth: 'none' as const };
-  await saveManifest(db, bot.id, { capabilities: {}, webhook, webhookSecretEnc: null, webhookPasswordEnc: null, parameters: [] });
+  const bot = await createTestBot(db, organizationId, { manifest: { webhook } });
   return bot.id;
 }
 
 async function claimedRun(botId: string) {
-  const execution = await createExecution(db, { botId, organizationId, trigger: 'api', params: {} });
+  const execution = await createTestExecution(db, { botId, organizationId });
   const claimed = await claimExecution(db, execution.id);
   return { executionId: execution.id, botId, attempt: claimed!.attempt };
 }

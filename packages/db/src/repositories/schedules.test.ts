@@ -1,8 +1,6 @@
-import { newId } from '@botfleet/core';
-import { createPrismaClient, type PrismaClient } from '../client';
-import { createBot } from './bots';
+import type { PrismaClient } from '../client';
+import { createTestBot, createTestOrganization, createTestPrismaClient } from '../testing';
 import { createExecution } from './executions';
-import { ensureOrganization } from './organizations';
 import {
   countExecutionsPerSlot,
   findBotWithSchedule,
@@ -19,8 +17,8 @@ let organizationId: string;
 const createdBots: string[] = [];
 
 beforeAll(async () => {
-  db = createPrismaClient(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/botfleet_test', { poolSize: 2 });
-  organizationId = (await ensureOrganization(db, newId('org').replace('_', '-'))).id;
+  db = createTestPrismaClient({ poolSize: 2 });
+  organizationId = (await createTestOrganization(db)).id;
 });
 afterAll(async () => {
   // No active schedule is left in the shared database for a running scheduler to find.
@@ -29,7 +27,7 @@ afterAll(async () => {
 });
 
 const newBot = async () => {
-  const bot = await createBot(db, organizationId, { name: 'b', targetUrl: 'https://a.example', kind: 'extraction', tags: [] });
+  const bot = await createTestBot(db, organizationId);
   createdBots.push(bot.id);
   return bot;
 };

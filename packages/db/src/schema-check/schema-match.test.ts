@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { findMigrationsDir } from '../migrations-dir';
-import { createTestDatabase, type TestDatabase } from '../test-database';
+import { createTestDatabase, type TestDatabase } from '../testing';
 import { actualShape } from './actual-shape';
 import type { DbShape } from './db-shape';
 import { expectedShape } from './expected-shape';

@@ -1,8 +1,7 @@
 import { indexSteps, type StepInput } from '@botfleet/core';
 import type { Page } from 'playwright-core';
-import { createMemorySession, useBrowserFixture } from '../testing';
+import { createMemorySession, SHOP_PAGE, useBrowserFixture } from '../testing';
 import { runSandboxedScript } from '../sandbox/run-sandboxed-script';
-import { SHOP_PAGE } from '../sandbox/sandbox-test-kit';
 import { generateScript } from './generate-script';
 
 const generate = (steps: StepInput[]) => generateScript(indexSteps(steps));

@@ -1,9 +1,8 @@
 import { DEBUG_SYNC, newQuickJSWASMModule, TestQuickJSWASMModule } from 'quickjs-emscripten';
-import { createMemorySession, useBrowserFixture } from '../testing';
+import { createMemorySession, SHOP_PAGE, useBrowserFixture } from '../testing';
 import { requireVariant } from './quickjs-module';
 import { runSandboxedScript, type SandboxedScriptOptions } from './run-sandboxed-script';
 import { ScriptError } from './script-error';
-import { SHOP_PAGE } from './sandbox-test-kit';
 import type { Page } from 'playwright-core';
 
 const fixture = useBrowserFixture({ routes: { '/shop': SHOP_PAGE } });

@@ -1,7 +1,6 @@
-import { createMemorySession, useBrowserFixture } from '../testing';
+import { createMemorySession, SHOP_PAGE, useBrowserFixture } from '../testing';
 import { runSandboxedScript } from './run-sandboxed-script';
 import { ScriptError } from './script-error';
-import { SHOP_PAGE } from './sandbox-test-kit';
 
 const fixture = useBrowserFixture({ routes: { '/shop': SHOP_PAGE } });
 

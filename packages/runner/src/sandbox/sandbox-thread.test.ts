@@ -1,9 +1,8 @@
 import type { Page } from 'playwright-core';
-import { createMemorySession, useBrowserFixture } from '../testing';
+import { createMemorySession, SHOP_PAGE, useBrowserFixture } from '../testing';
 import { runSandboxedScript, type SandboxedScriptOptions } from './run-sandboxed-script';
 import { SANDBOX_LIMITS } from './limits';
 import { ScriptError } from './script-error';
-import { SHOP_PAGE } from './sandbox-test-kit';
 import { stopSpareSandboxThread, threadResourceLimits } from './sandbox-thread-host';
 
 const fixture = useBrowserFixture({ routes: { '/shop': SHOP_PAGE } });

@@ -1,7 +1,7 @@
+import { startFixtureServer, type FixtureRoute, type FixtureServer } from '@botfleet/testkit';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { BrowserHost } from '../browser-host';
 import { createTestBrowserHost } from './browser';
-import { startFixtureServer, type FixtureRoute, type FixtureServer } from './fixture-server';
 
 export interface BrowserFixtureOptions {
   /** The fixture server's routes (more can be set later with `server.setRoute`). */

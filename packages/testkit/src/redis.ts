@@ -1,4 +1,18 @@
 import type IORedis from 'ioredis';
+import { randomBytes } from 'node:crypto';
+
+/** The Redis every test uses: REDIS_URL, or the local server `npm test` expects. */
+export function testRedisUrl(): string {
+  return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+}
+
+/**
+ * A queue prefix of the caller's own: test files share one Redis and run in parallel, and a
+ * prefix keeps their jobs (and BullMQ's bookkeeping) apart.
+ */
+export function uniqueQueuePrefix(label = 'test'): string {
+  return `${label}-${randomBytes(4).toString('hex')}`;
+}
 
 /**
  * Deletes every key under one queue prefix: a "Redis flush" that touches only this test's keys,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { withDatabase } from './connection-url';
-import { createDatabaseIfMissing, quoteIdentifier } from './create-database';
-import { findMigrationsDir } from './migrations-dir';
-import { migrate } from './migrator';
+import { withDatabase } from '../connection-url';
+import { createDatabaseIfMissing, quoteIdentifier } from '../create-database';
+import { findMigrationsDir } from '../migrations-dir';
+import { migrate } from '../migrator';
 
 export const TEST_SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -19,11 +19,19 @@ export interface TestDatabase {
  * parallel. Pass `migrated: true` to get the current schema applied.
  */
 export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const database = reserveTestDatabase();
+  await createDatabaseIfMissing(database.url);
+  if (options.migrated) await migrate(database.url, { migrationsDir: findMigrationsDir(__dirname) });
+  return database;
+}
+
+/**
+ * A random database name on the test server, not created yet: for tests of code that creates
+ * its database itself (the launcher, createDatabaseIfMissing). drop() is safe either way.
+ */
+export function reserveTestDatabase(): TestDatabase {
   const name = `botfleet_t_${randomBytes(6).toString('hex')}`;
-  const url = withDatabase(TEST_SERVER_URL, name);
-  await createDatabaseIfMissing(url);
-  if (options.migrated) await migrate(url, { migrationsDir: findMigrationsDir(__dirname) });
-  return { url, name, drop: () => dropDatabase(name) };
+  return { url: withDatabase(TEST_SERVER_URL, name), name, drop: () => dropDatabase(name) };
 }
 
 async function dropDatabase(name: string): Promise<void> {

@@ -66,11 +66,8 @@ export async function startFixtureServer(routes: Record<string, FixtureRoute> = 
     url: (path) => `${origin}${path}`,
     requests,
     setRoute: (path, route) => void table.set(path, route),
-    async waitForRequest(predicate, timeoutMs = 5_000) {
-      let found: RecordedRequest | undefined;
-      await waitUntil(() => (found = requests.find(predicate)) !== undefined, { timeoutMs, message: 'expected request never arrived' });
-      return found!;
-    },
+    waitForRequest: (predicate, timeoutMs = 5_000) =>
+      waitUntil(() => requests.find(predicate), { timeoutMs, message: 'expected request never arrived' }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

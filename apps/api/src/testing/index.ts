@@ -1,0 +1,2 @@
+// Public through @botfleet/api/testing: the API harness other apps' end-to-end tests build on.
+export * from './api-harness';

@@ -1,0 +1,3 @@
+// Public through @botfleet/db/testing: throwaway databases and row factories for tests.
+export * from './factories';
+export * from './test-database';
