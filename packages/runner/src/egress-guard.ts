@@ -50,7 +50,7 @@ export function createEgressGuard(options: { resolve?: (hostname: string) => Pro
  * runs first (Playwright runs routes in reverse order); allowed requests fall through to them.
  * The check happens before Chromium resolves the name itself, so a DNS answer that changes in
  * between (rebinding) is not caught; workers should still sit on a network without internal
- * reach (see the README's security notes).
+ * reach (see docs/security.md).
  */
 export async function installEgressGuard(
   context: BrowserContext,

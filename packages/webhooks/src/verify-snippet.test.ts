@@ -3,16 +3,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { signPayload } from './sign';
 
-// The README's "Verifying signatures" snippet is what receivers copy, so it is tested against the
-// signer itself. The README is this repository's own file, so evaluating the block is safe.
+// The "Verifying signatures" snippet in docs/webhooks.md is what receivers copy, so it is tested against the
+// signer itself. The document is this repository's own file, so evaluating the block is safe.
 type VerifyWebhook = (secret: string, headers: Record<string, string | undefined>, body: string | Buffer, toleranceSeconds?: number) => boolean;
 
-const README = path.join(__dirname, '..', '..', '..', 'README.md');
+const DOCUMENT = path.join(__dirname, '..', '..', '..', 'docs', 'webhooks.md');
 const BLOCK = /```js\n(\/\/ verify-webhook\.js\n[\s\S]*?)```/;
 
 function loadSnippet(): VerifyWebhook {
-  const match = BLOCK.exec(readFileSync(README, 'utf8'));
-  if (!match) throw new Error('README.md has no ```js block starting with // verify-webhook.js');
+  const match = BLOCK.exec(readFileSync(DOCUMENT, 'utf8'));
+  if (!match) throw new Error('docs/webhooks.md has no ```js block starting with // verify-webhook.js');
   const module = { exports: {} as { verifyWebhook?: VerifyWebhook } };
   new Function('require', 'module', 'exports', match[1]!)(require, module, module.exports);
   if (typeof module.exports.verifyWebhook !== 'function') throw new Error('the snippet must export verifyWebhook');
@@ -32,7 +32,7 @@ function signedHeaders(secret: string, timestamp = now(), payload = body): Recor
   };
 }
 
-describe('README verify-webhook.js snippet', () => {
+describe('docs/webhooks.md verify-webhook.js snippet', () => {
   const plain = 'a plain shared secret ✓';
   const whsec = `whsec_${randomBytes(32).toString('base64')}`;
 
