@@ -1,6 +1,6 @@
 import { createLogger } from '@botfleet/core';
+import { testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import type { Job } from 'bullmq';
-import { randomBytes } from 'node:crypto';
 import { consume } from './consume';
 import { executionRun, webhookDeliver } from './jobs';
 import { createQueues, type Queues } from './queues';
@@ -13,14 +13,13 @@ import { stopWorker } from './stop-worker';
  * parse again, failing garbage without retries.
  */
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const logger = createLogger({ level: 'silent' });
 let producer: RedisConnection;
 let queues: Queues;
 
 beforeAll(() => {
-  producer = createRedisConnection(REDIS_URL, 'producer');
-  queues = createQueues(producer, `test-${randomBytes(4).toString('hex')}`);
+  producer = createRedisConnection(testRedisUrl(), 'producer');
+  queues = createQueues(producer, uniqueQueuePrefix());
 });
 afterAll(async () => {
   for (const queue of [executionRun.queue, webhookDeliver.queue]) await queues.get(queue).obliterate({ force: true });
@@ -73,7 +72,7 @@ describe('consume', () => {
     const queue = queues.get(executionRun.queue);
     await queue.obliterate({ force: true });
     const seen: Array<{ payload: unknown; jobId: string | undefined }> = [];
-    const connection = createRedisConnection(REDIS_URL, 'worker');
+    const connection = createRedisConnection(testRedisUrl(), 'worker');
     const worker = consume(executionRun, { connection, prefix: queues.prefix, concurrency: 1, logger }, async (payload, job: Job<unknown>) => {
       seen.push({ payload, jobId: job.id });
     });
