@@ -1,6 +1,6 @@
 import { defineRole, type Logger, type SecretBox } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
-import { createQueues, createRedisConnection } from '@botfleet/queue';
+import { createQueues, closeRedis, createRedisConnection } from '@botfleet/queue';
 import { createServer, type Server } from 'node:http';
 import { createApp } from './app';
 import type { ApiSettings } from './deps';
@@ -32,7 +32,14 @@ async function startApiRole(options: StartApiOptions) {
   const redis = createRedisConnection(options.redisUrl, 'producer');
   redis.on('error', (err) => options.logger.warn({ err: err.message }, 'redis (api) connection error'));
   const queues = createQueues(redis, options.queuePrefix);
-  const app = createApp({ db: options.db, redis, queues, logger: options.logger, secretBox: options.secretBox, settings: options.settings });
+  const app = createApp({
+    db: options.db,
+    redis,
+    queues,
+    logger: options.logger,
+    secretBox: options.secretBox,
+    settings: options.settings,
+  });
   const { requestTimeoutMs } = options.settings;
   const server: Server = createServer(
     {
@@ -59,7 +66,7 @@ async function startApiRole(options: StartApiOptions) {
       // Stop accepting connections; resolves once the open ones have ended (idle ones are closed).
       await new Promise<void>((done) => server.close(() => done()));
       await queues.close();
-      redis.disconnect();
+      await closeRedis(redis);
     },
   };
 }

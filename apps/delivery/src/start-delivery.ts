@@ -1,6 +1,6 @@
 import { defineRole, settlesWithin, startPeriodic, type Logger, type SecretBox } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
-import { consume, createQueues, createRedisConnection, stopWorker, webhookDeliver } from '@botfleet/queue';
+import { consume, createQueues, closeRedis, createRedisConnection, stopWorker, webhookDeliver } from '@botfleet/queue';
 import { JwtTokenCache } from '@botfleet/webhooks';
 import { sweepLostDeliveryJobs } from './lost-job-sweeper';
 import { createWebhookDeliverProcessor } from './webhook-deliver.processor';
@@ -51,7 +51,11 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
     timeoutMs: options.timeoutMs,
     retryDelaysMs: options.retryDelaysMs,
   });
-  const worker = consume(webhookDeliver, { connection, prefix: options.queuePrefix, concurrency: options.concurrency, logger }, processor);
+  const worker = consume(
+    webhookDeliver,
+    { connection, prefix: options.queuePrefix, concurrency: options.concurrency, logger },
+    processor,
+  );
   worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, err: err.message }, 'delivery job failed'));
   await worker.waitUntilReady();
 
@@ -59,7 +63,13 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
   const sweepLog = logger.child({ component: 'delivery-sweeper' });
   const sweeper = startPeriodic({ name: 'delivery sweep', intervalMs: sweepIntervalMs, logger: sweepLog }, (signal) =>
     sweepLostDeliveryJobs(
-      { db: options.db, queues, logger: sweepLog, graceMs: options.sweepGraceMs ?? sweepIntervalMs, organizationId: options.sweepOrganizationId },
+      {
+        db: options.db,
+        queues,
+        logger: sweepLog,
+        graceMs: options.sweepGraceMs ?? sweepIntervalMs,
+        organizationId: options.sweepOrganizationId,
+      },
       signal,
     ),
   );
@@ -70,10 +80,13 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
       const closeTimeoutMs = options.closeTimeoutMs ?? 15_000;
       // An attempt cut off at the deadline keeps its lease on the row and is retried by a
       // sweeper once the lease expires. A sweep pass in flight winds down under the same deadline.
-      const [drained] = await Promise.all([stopWorker(worker, closeTimeoutMs), settlesWithin(sweeper.stop(), closeTimeoutMs)]);
+      const [drained] = await Promise.all([
+        stopWorker(worker, closeTimeoutMs),
+        settlesWithin(sweeper.stop(), closeTimeoutMs),
+      ]);
       if (!drained) logger.warn('delivery attempts still in flight at the shutdown deadline; abandoning them');
       await queues.close();
-      await connection.quit().catch(() => connection.disconnect());
+      await closeRedis(connection);
       logger.info('delivery role stopped');
     },
   };

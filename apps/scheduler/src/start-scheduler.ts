@@ -1,6 +1,6 @@
 import { defineRole, settlesWithin, startPeriodic, type Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
-import { consume, createQueues, createRedisConnection, scheduleTick, stopWorker } from '@botfleet/queue';
+import { consume, createQueues, closeRedis, createRedisConnection, scheduleTick, stopWorker } from '@botfleet/queue';
 import { reconcileSchedules } from './reconcile';
 import { createTickProcessor } from './tick.processor';
 
@@ -36,8 +36,13 @@ async function startSchedulerRole(options: SchedulerOptions) {
   // pass or a tick attempt (both retried) instead of hanging it; the worker retries forever.
   const producerRedis = createRedisConnection(options.redisUrl, 'producer');
   const workerRedis = createRedisConnection(options.redisUrl, 'worker');
-  for (const [name, connection] of [['producer', producerRedis], ['worker', workerRedis]] as const) {
-    connection.on('error', (err: Error) => logger.warn({ connection: name, err: err.message }, 'scheduler redis connection error'));
+  for (const [name, connection] of [
+    ['producer', producerRedis],
+    ['worker', workerRedis],
+  ] as const) {
+    connection.on('error', (err: Error) =>
+      logger.warn({ connection: name, err: err.message }, 'scheduler redis connection error'),
+    );
   }
   const queues = createQueues(producerRedis, options.queuePrefix);
   const deps = { db: options.db, queues, logger };
@@ -51,10 +56,13 @@ async function startSchedulerRole(options: SchedulerOptions) {
     logger.warn({ jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'schedule tick failed'),
   );
 
-  const reconciler = startPeriodic({ name: 'schedule reconcile pass', intervalMs: reconcileIntervalMs, runAtStart: true, logger }, async () => {
-    const result = await reconcileSchedules(deps);
-    if (result.armed + result.disarmed + result.failed > 0) logger.info(result, 'schedules reconciled');
-  });
+  const reconciler = startPeriodic(
+    { name: 'schedule reconcile pass', intervalMs: reconcileIntervalMs, runAtStart: true, logger },
+    async () => {
+      const result = await reconcileSchedules(deps);
+      if (result.armed + result.disarmed + result.failed > 0) logger.info(result, 'schedules reconciled');
+    },
+  );
   // Start-up waits for the first pass so schedules are armed when this resolves, but not for
   // ever: with Redis down the pass keeps trying in the background and start-up goes on.
   if (!(await settlesWithin(reconciler.runNow(), closeTimeoutMs))) {
@@ -70,11 +78,13 @@ async function startSchedulerRole(options: SchedulerOptions) {
       // off here keeps its lock until it expires; then another process (or a restart) redoes
       // it, which is harmless because ticks are idempotent. A reconcile pass in flight gets the
       // same deadline.
-      const [drained] = await Promise.all([stopWorker(worker, closeTimeoutMs), settlesWithin(reconciler.stop(), closeTimeoutMs)]);
+      const [drained] = await Promise.all([
+        stopWorker(worker, closeTimeoutMs),
+        settlesWithin(reconciler.stop(), closeTimeoutMs),
+      ]);
       if (!drained) logger.warn({ closeTimeoutMs }, 'schedule ticks did not finish in time; closing anyway');
       await settlesWithin(queues.close(), closeTimeoutMs);
-      producerRedis.disconnect();
-      workerRedis.disconnect();
+      await Promise.all([closeRedis(producerRedis), closeRedis(workerRedis)]);
       logger.info('scheduler stopped');
     },
   };

@@ -11,6 +11,7 @@ import { createTestBot, createTestOrganization, createTestPrismaClient } from '@
 import {
   armSchedule,
   createQueues,
+  closeRedis,
   createRedisConnection,
   executionRun,
   processorFor,
@@ -49,19 +50,21 @@ afterAll(async () => {
   await deleteBotsOfOrganization(db, organizationId);
   await deletePrefixedKeys(redis, queues.prefix);
   await queues.close();
-  redis.disconnect();
+  await closeRedis(redis);
   await db.$disconnect();
 });
 
 async function scheduledBot(options: { status?: 'active' | 'paused'; active?: boolean } = {}) {
   const bot = await createTestBot(db, organizationId, { name: 'tick' });
-  if (options.status && !(await updateBot(db, organizationId, bot.id, { status: options.status }))) throw new Error(`bot ${bot.id} not found`);
+  if (options.status && !(await updateBot(db, organizationId, bot.id, { status: options.status })))
+    throw new Error(`bot ${bot.id} not found`);
   await saveSchedule(db, bot.id, { intervalSeconds: 60, active: options.active ?? true, nextRunAt: null });
   return bot.id;
 }
 
 /** The job BullMQ hands the worker for one slot of the bot's job scheduler. */
-const tickJob = (botId: string, slot: number, data: unknown = { botId }) => ({ id: `repeat:${schedulerIdOf(botId)}:${slot}`, data }) as Job;
+const tickJob = (botId: string, slot: number, data: unknown = { botId }) =>
+  ({ id: `repeat:${schedulerIdOf(botId)}:${slot}`, data }) as Job;
 /** Every execution of the bot. */
 const executionsOf = async (botId: string) => {
   const page = await listExecutions(db, botId, { limit: 1_000 });
@@ -72,16 +75,25 @@ const executionsOf = async (botId: string) => {
 it('the same slot processed concurrently creates one execution and one execution.run job', async () => {
   const botId = await scheduledBot();
   const slot = Date.now();
-  const outcomes = await Promise.all([processTick(tickJob(botId, slot)), processTick(tickJob(botId, slot)), processTick(tickJob(botId, slot))]);
+  const outcomes = await Promise.all([
+    processTick(tickJob(botId, slot)),
+    processTick(tickJob(botId, slot)),
+    processTick(tickJob(botId, slot)),
+  ]);
   expect(outcomes.sort()).toEqual(['already-fired', 'already-fired', 'fired']);
 
   const rows = await executionsOf(botId);
   expect(rows).toHaveLength(1);
   expect(rows[0]).toMatchObject({ trigger: 'schedule', status: 'pending', scheduledFor: new Date(slot) });
-  const runJobs = (await queues.get(executionRun.queue).getJobs(['waiting'])).filter((j) => j.data.executionId === rows[0]!.id);
+  const runJobs = (await queues.get(executionRun.queue).getJobs(['waiting'])).filter(
+    (j) => j.data.executionId === rows[0]!.id,
+  );
   expect(runJobs).toHaveLength(1);
   expect(runJobs[0]!.id).toBe(rows[0]!.id);
-  expect(await findSchedule(db, botId)).toMatchObject({ lastRunAt: new Date(slot), nextRunAt: new Date(slot + 60_000) });
+  expect(await findSchedule(db, botId)).toMatchObject({
+    lastRunAt: new Date(slot),
+    nextRunAt: new Date(slot + 60_000),
+  });
 });
 
 it('a repeated tick re-enqueues a pending execution whose job was lost', async () => {
@@ -91,7 +103,10 @@ it('a repeated tick re-enqueues a pending execution whose job was lost', async (
   const [row] = await executionsOf(botId);
   await queues.get(executionRun.queue).remove(row!.id);
   expect(await processTick(tickJob(botId, slot))).toBe('already-fired');
-  expect(await queues.get(executionRun.queue).getJob(row!.id)).toMatchObject({ name: 'execution.run', data: { executionId: row!.id } });
+  expect(await queues.get(executionRun.queue).getJob(row!.id)).toMatchObject({
+    name: 'execution.run',
+    data: { executionId: row!.id },
+  });
 });
 
 it.each([
@@ -117,6 +132,8 @@ it('refuses ticks it cannot attribute to a slot of the bot’s scheduler, withou
   const botId = await scheduledBot();
   await expect(processTick(tickJob(botId, Date.now(), { nope: true }))).rejects.toBeInstanceOf(UnrecoverableError);
   await expect(processTick({ id: 'manual-1', data: { botId } } as Job)).rejects.toBeInstanceOf(UnrecoverableError);
-  await expect(processTick({ id: `repeat:bot-other:${Date.now()}`, data: { botId } } as Job)).rejects.toBeInstanceOf(UnrecoverableError);
+  await expect(processTick({ id: `repeat:bot-other:${Date.now()}`, data: { botId } } as Job)).rejects.toBeInstanceOf(
+    UnrecoverableError,
+  );
   expect(await executionsOf(botId)).toEqual([]);
 });

@@ -1,5 +1,5 @@
 import type { Logger } from '@botfleet/core';
-import { cancelChannel, createRedisConnection } from '@botfleet/queue';
+import { cancelChannel, closeRedis, createRedisConnection } from '@botfleet/queue';
 
 /**
  * Listens for cancellations published by the API and aborts the matching runs in this process.
@@ -26,7 +26,7 @@ export async function listenForCancellations(redisUrl: string, prefix: string, l
       return { signal: controller.signal, done: () => running.delete(executionId) };
     },
     async close(): Promise<void> {
-      subscriber.disconnect();
+      await closeRedis(subscriber);
     },
   };
 }

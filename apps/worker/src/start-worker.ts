@@ -1,6 +1,6 @@
 import { defineRole, settlesWithin, startPeriodic, type Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
-import { consume, createQueues, createRedisConnection, executionRun, stopWorker } from '@botfleet/queue';
+import { consume, createQueues, closeRedis, createRedisConnection, executionRun, stopWorker } from '@botfleet/queue';
 import {
   createBrowserHost,
   createEgressGuard,
@@ -92,18 +92,28 @@ async function startWorkerRole(options: WorkerOptions) {
   );
   worker.on('failed', (job, err) => {
     if (job && job.attemptsMade < (job.opts.attempts ?? 1) && !/stalled/i.test(err.message)) return;
-    failAbandonedExecution(db, job, err.message).catch((e: unknown) => log.error({ err: (e as Error).message }, 'could not fail abandoned execution'));
+    failAbandonedExecution(db, job, err.message).catch((e: unknown) =>
+      log.error({ err: (e as Error).message }, 'could not fail abandoned execution'),
+    );
   });
 
-  const sweeper = startPeriodic({ name: 'execution sweep', intervalMs: options.sweepIntervalMs ?? 30_000, runAtStart: true, logger: log }, (signal) =>
-    sweepExecutions(db, queues, log, { pendingGraceMs: options.pendingGraceMs ?? 15_000, organizationId: options.sweepOrganizationId, signal }),
+  const sweeper = startPeriodic(
+    { name: 'execution sweep', intervalMs: options.sweepIntervalMs ?? 30_000, runAtStart: true, logger: log },
+    (signal) =>
+      sweepExecutions(db, queues, log, {
+        pendingGraceMs: options.pendingGraceMs ?? 15_000,
+        organizationId: options.sweepOrganizationId,
+        signal,
+      }),
   );
   // Profiles of browsers that died with an earlier, killed worker; ours is launched after this.
   removeOrphanedProfiles()
     .then((removed) => removed > 0 && log.info({ removed }, 'removed Chromium profiles left by killed workers'))
     .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not clean up old Chromium profiles'));
   // Warm the browser so the first execution does not pay for the launch.
-  browserHost.getBrowser().catch((err: unknown) => log.error({ err: (err as Error).message }, 'Chromium failed to launch'));
+  browserHost
+    .getBrowser()
+    .catch((err: unknown) => log.error({ err: (err as Error).message }, 'Chromium failed to launch'));
   log.info({ concurrency: options.concurrency }, 'worker started');
 
   return {
@@ -112,13 +122,16 @@ async function startWorkerRole(options: WorkerOptions) {
       // Finish runs in flight; past the deadline they are handed back (their locks expire and
       // another worker re-claims them with a new attempt number). A sweep pass in flight winds
       // down alongside, under the same deadline (it waits on Redis, which may be away).
-      const [drained] = await Promise.all([stopWorker(worker, drainTimeoutMs), settlesWithin(sweeper.stop(), drainTimeoutMs)]);
+      const [drained] = await Promise.all([
+        stopWorker(worker, drainTimeoutMs),
+        settlesWithin(sweeper.stop(), drainTimeoutMs),
+      ]);
       if (!drained) log.warn('runs still in flight at the drain deadline; handing them back');
       await browserHost.close();
       await egressProxy?.close();
       await cancellations.close();
       await queues.close();
-      connection.disconnect();
+      await closeRedis(connection);
     },
   };
 }

@@ -1,10 +1,10 @@
 import { createLogger } from '@botfleet/core';
-import { testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
+import { testRedisUrl, uniqueQueuePrefix, waitUntil } from '@botfleet/testkit';
 import type { Job } from 'bullmq';
 import { consume } from './consume';
 import { executionRun, webhookDeliver } from './jobs';
 import { createQueues, type Queues } from './queues';
-import { createRedisConnection, type RedisConnection } from './redis-connection';
+import { closeRedis, createRedisConnection, type RedisConnection } from './redis-connection';
 import { stopWorker } from './stop-worker';
 
 /*
@@ -24,16 +24,8 @@ beforeAll(() => {
 afterAll(async () => {
   for (const queue of [executionRun.queue, webhookDeliver.queue]) await queues.get(queue).obliterate({ force: true });
   await queues.close();
-  producer.disconnect();
+  await closeRedis(producer);
 });
-
-/** Polls until `check` holds, or fails after the deadline. */
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('enqueue', () => {
   it('adds the parsed payload under the declared name, with the id from the rule and the default options', async () => {
@@ -73,22 +65,32 @@ describe('consume', () => {
     await queue.obliterate({ force: true });
     const seen: Array<{ payload: unknown; jobId: string | undefined }> = [];
     const connection = createRedisConnection(testRedisUrl(), 'worker');
-    const worker = consume(executionRun, { connection, prefix: queues.prefix, concurrency: 1, logger }, async (payload, job: Job<unknown>) => {
-      seen.push({ payload, jobId: job.id });
-    });
+    const worker = consume(
+      executionRun,
+      { connection, prefix: queues.prefix, concurrency: 1, logger },
+      async (payload, job: Job<unknown>) => {
+        seen.push({ payload, jobId: job.id });
+      },
+    );
     try {
       await queue.add(executionRun.name, { nope: true }, { jobId: 'garbage-1', attempts: 3 });
       await executionRun.enqueue(queues, { executionId: 'exe_consume1' });
 
-      await eventually(async () => (await queue.getJobState('garbage-1')) === 'failed', 'the garbage job to fail');
+      await waitUntil(async () => (await queue.getJobState('garbage-1')) === 'failed', {
+        timeoutMs: 10_000,
+        message: 'the garbage job never failed',
+      });
       const garbage = (await queue.getJob('garbage-1'))!;
       expect(garbage.attemptsMade).toBe(1);
       expect(garbage.failedReason).toBe('invalid execution.run payload');
-      await eventually(async () => (await queue.getJobState('exe_consume1')) === 'completed', 'the valid job to complete');
+      await waitUntil(async () => (await queue.getJobState('exe_consume1')) === 'completed', {
+        timeoutMs: 10_000,
+        message: 'the valid job never completed',
+      });
       expect(seen).toEqual([{ payload: { executionId: 'exe_consume1' }, jobId: 'exe_consume1' }]);
     } finally {
       await stopWorker(worker, 5_000);
-      connection.disconnect();
+      await closeRedis(connection);
     }
   });
 });

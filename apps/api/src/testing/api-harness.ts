@@ -1,7 +1,7 @@
 import { createLogger, createSecretBox, type Permission } from '@botfleet/core';
 import { createApiKey, createPrismaClient, type PrismaClient } from '@botfleet/db';
 import { createTestOrganization, testDatabaseUrl } from '@botfleet/db/testing';
-import { createQueues, createRedisConnection, type Queues } from '@botfleet/queue';
+import { createQueues, closeRedis, createRedisConnection, type Queues } from '@botfleet/queue';
 import { testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
@@ -128,7 +128,7 @@ export async function createApiHarness(
     async close() {
       await Promise.all(servers.map((server) => server.stop()));
       await queues.close();
-      redis.disconnect();
+      await closeRedis(redis);
       await db.$disconnect();
     },
   };
@@ -138,7 +138,10 @@ export async function createApiHarness(
  * Registers beforeAll/afterAll for a harness and one organization in a test file, handing them
  * to `use` once they exist.
  */
-export function useApiHarness(use: (harness: ApiHarness, org: TestOrg) => void, overrides: Partial<ApiSettings> = {}): void {
+export function useApiHarness(
+  use: (harness: ApiHarness, org: TestOrg) => void,
+  overrides: Partial<ApiSettings> = {},
+): void {
   let harness: ApiHarness | undefined;
   beforeAll(async () => {
     harness = await createApiHarness(overrides);
