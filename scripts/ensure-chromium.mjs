@@ -25,9 +25,12 @@ async function playwrightChromium() {
     // Not installed yet: this script runs before `npm install`.
   }
   const cache = process.env.PLAYWRIGHT_BROWSERS_PATH || path.join(os.homedir(), '.cache', 'ms-playwright');
-  let builds = [];
+  let builds;
   try {
-    builds = readdirSync(cache).filter((name) => /^chromium-\d+$/.test(name)).sort().reverse();
+    builds = readdirSync(cache)
+      .filter((name) => /^chromium-\d+$/.test(name))
+      .sort()
+      .reverse();
   } catch {
     return null;
   }
@@ -51,7 +54,10 @@ function isDebianLike() {
 
 function run(command, args) {
   console.log(`$ ${command} ${args.join(' ')}`);
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const result = spawnSync(command, args, {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   if (result.status !== 0) {
     console.error(`${command} failed (exit ${result.status ?? result.signal ?? result.error?.message}).`);
     process.exit(1);
@@ -73,7 +79,9 @@ const manual =
   'or after `npm install` run `npx playwright-core install chromium`.';
 
 if (process.platform !== 'linux' || !isDebianLike()) {
-  console.error(`No Chromium found, and this is not Debian/Ubuntu, so it cannot be installed automatically.\n${manual}`);
+  console.error(
+    `No Chromium found, and this is not Debian/Ubuntu, so it cannot be installed automatically.\n${manual}`,
+  );
   process.exit(1);
 }
 if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
@@ -85,5 +93,7 @@ console.log('No Chromium found: installing the Debian package "chromium".');
 run('apt-get', ['update']);
 run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium']);
 if (existsSync(SYSTEM_CHROMIUM)) found('system package, just installed', SYSTEM_CHROMIUM);
-console.error(`apt-get installed chromium but ${SYSTEM_CHROMIUM} is missing (on Ubuntu the package may be a snap stub).\n${manual}`);
+console.error(
+  `apt-get installed chromium but ${SYSTEM_CHROMIUM} is missing (on Ubuntu the package may be a snap stub).\n${manual}`,
+);
 process.exit(1);

@@ -56,7 +56,10 @@ export function ensureDependencies({ dev = true } = {}) {
   const needed = [...declared('dependencies'), ...(dev ? declared('devDependencies') : [])];
   const absent = missing(needed);
   if (readStamp()?.lockfile === hash && absent.length === 0) return;
-  const why = readStamp()?.lockfile !== hash ? 'the lockfile changed since the last install' : `${absent.length} needed package(s) missing, e.g. ${absent[0]}`;
+  const why =
+    readStamp()?.lockfile !== hash
+      ? 'the lockfile changed since the last install'
+      : `${absent.length} needed package(s) missing, e.g. ${absent[0]}`;
   say(`installing dependencies with npm ci (${why})`);
   run('npm', ['ci', '--no-audit', '--no-fund', ...(dev ? ['--include=dev'] : [])]);
   writeFileSync(INSTALL_STAMP, `${JSON.stringify({ lockfile: hash, installedAt: new Date().toISOString() })}\n`);
@@ -66,13 +69,24 @@ export function ensureDependencies({ dev = true } = {}) {
 export function ensurePrismaClient() {
   const generatedDir = join(ROOT, 'packages/db/src/generated/prisma');
   const stampFile = join(generatedDir, '.schema-sha256');
-  const schemaHash = createHash('sha256').update(readFileSync(join(ROOT, 'prisma/schema.prisma'))).digest('hex');
-  if (existsSync(join(generatedDir, 'client.ts')) && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === schemaHash) return;
+  const schemaHash = createHash('sha256')
+    .update(readFileSync(join(ROOT, 'prisma/schema.prisma')))
+    .digest('hex');
+  if (
+    existsSync(join(generatedDir, 'client.ts')) &&
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8').trim() === schemaHash
+  )
+    return;
   say('generating the Prisma client');
   // Generation never calls the schema engine, but the CLI insists on a path to one; any existing
   // file satisfies it, which avoids a download this environment cannot make.
   run(process.execPath, [join(ROOT, 'node_modules/prisma/build/index.js'), 'generate'], {
-    env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+    env: {
+      ...process.env,
+      PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath,
+      PRISMA_HIDE_UPDATE_MESSAGE: '1',
+    },
   });
   writeFileSync(stampFile, `${schemaHash}\n`);
 }
@@ -84,7 +98,11 @@ export function ensureChromium() {
 
 /** Runs a TypeScript entry point with tsx, forwarding its exit code. */
 export function runTs(file, args = [], env = process.env) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, file), ...args], { cwd: ROOT, stdio: 'inherit', env });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, file), ...args], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env,
+  });
   return result.status ?? 1;
 }
 

@@ -22,15 +22,21 @@ process.stderr.write('[test] running jest\n');
 
 const reportDir = mkdtempSync(join(tmpdir(), 'botfleet-jest-'));
 const report = join(reportDir, 'results.json');
-const jest = spawnSync(process.execPath, ['node_modules/jest/bin/jest.js', '--ci', '--json', `--outputFile=${report}`, ...process.argv.slice(2)], {
-  cwd: ROOT,
-  stdio: 'inherit',
-  env,
-});
+const jest = spawnSync(
+  process.execPath,
+  ['node_modules/jest/bin/jest.js', '--ci', '--json', `--outputFile=${report}`, ...process.argv.slice(2)],
+  {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env,
+  },
+);
 try {
   // One plain closing line that any CI can read, whatever Jest's own summary looks like.
   const results = JSON.parse(readFileSync(report, 'utf8'));
-  process.stdout.write(`${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped\n`);
+  process.stdout.write(
+    `${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped\n`,
+  );
 } catch {
   process.stdout.write('0 passed, 1 failed\n');
 } finally {

@@ -10,7 +10,12 @@ export interface BenchApiClient {
   getExecution(executionId: string): Promise<{ status: string; [key: string]: unknown }>;
 }
 
-async function call(method: string, url: string, authHeader: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function call(
+  method: string,
+  url: string,
+  authHeader: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   const res = await fetch(url, {
     method,
     headers: { authorization: authHeader, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -32,18 +37,30 @@ export function createBenchApiClient(port: number, apiKey: string): BenchApiClie
     baseUrl,
     authHeader,
     async createBot({ name, targetUrl, steps }) {
-      const bot = expectStatus('create bot', await call('POST', `${baseUrl}/bots`, authHeader, { name, targetUrl, kind: 'extraction' }), 201);
+      const bot = expectStatus(
+        'create bot',
+        await call('POST', `${baseUrl}/bots`, authHeader, { name, targetUrl, kind: 'extraction' }),
+        201,
+      );
       const botId = String(bot.id);
       expectStatus('put steps', await call('PUT', `${baseUrl}/bots/${botId}/steps`, authHeader, { steps }), 200);
       return botId;
     },
     async trigger(botId) {
       // `{}` is what the API load sends too: no params, no Idempotency-Key.
-      const body = expectStatus('trigger', await call('POST', `${baseUrl}/bots/${botId}/executions`, authHeader, {}), 202);
+      const body = expectStatus(
+        'trigger',
+        await call('POST', `${baseUrl}/bots/${botId}/executions`, authHeader, {}),
+        202,
+      );
       return String(body.executionId);
     },
     async getExecution(executionId) {
-      return expectStatus('get execution', await call('GET', `${baseUrl}/executions/${executionId}`, authHeader), 200) as { status: string };
+      return expectStatus(
+        'get execution',
+        await call('GET', `${baseUrl}/executions/${executionId}`, authHeader),
+        200,
+      ) as { status: string };
     },
   };
 }

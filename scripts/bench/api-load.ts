@@ -32,7 +32,17 @@ export function runAutocannon(options: {
   seconds: number;
   connections: number;
 }): Promise<LoadResult> {
-  const args = [require.resolve('autocannon'), '--json', '--no-progress', '-c', String(options.connections), '-d', String(options.seconds), '-m', options.method];
+  const args = [
+    require.resolve('autocannon'),
+    '--json',
+    '--no-progress',
+    '-c',
+    String(options.connections),
+    '-d',
+    String(options.seconds),
+    '-m',
+    options.method,
+  ];
   for (const [name, value] of Object.entries(options.headers)) args.push('-H', `${name}=${value}`);
   if (options.body !== undefined) args.push('-b', options.body);
   args.push(options.url);

@@ -59,7 +59,12 @@ async function runOnce(browser: Browser, url: string, phases: Record<Phase, numb
 }
 
 /** `runs` runs, at most `concurrency` at once, on one already-launched browser. */
-export async function runBareLoop(options: { browser: Browser; url: string; runs: number; concurrency: number }): Promise<BareLoopResult> {
+export async function runBareLoop(options: {
+  browser: Browser;
+  url: string;
+  runs: number;
+  concurrency: number;
+}): Promise<BareLoopResult> {
   const phases: Record<Phase, number[]> = { newContext: [], newPage: [], goto: [], extract: [], close: [] };
   const durations: number[] = [];
   let next = 0;
@@ -72,5 +77,11 @@ export async function runBareLoop(options: { browser: Browser; url: string; runs
   const cpuUsed = startCpuMeter();
   const started = performance.now();
   await Promise.all(Array.from({ length: options.concurrency }, lane));
-  return { runs: options.runs, windowMs: performance.now() - started, cpu: cpuUsed(), runMs: durations, phasesMs: phases };
+  return {
+    runs: options.runs,
+    windowMs: performance.now() - started,
+    cpu: cpuUsed(),
+    runMs: durations,
+    phasesMs: phases,
+  };
 }

@@ -30,11 +30,17 @@ const FINAL = ['completed', 'failed', 'cancelled'] as const;
  * It uses a plain pg connection rather than Prisma: the polling runs in the worker's process and
  * its CPU is counted with the e2e side, so it should cost as little as it can.
  */
-export async function createCompletionTracker(databaseUrl: string, options: { intervalMs: number; timeoutMs: number }): Promise<CompletionTracker> {
+export async function createCompletionTracker(
+  databaseUrl: string,
+  options: { intervalMs: number; timeoutMs: number },
+): Promise<CompletionTracker> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   let polls = 0;
-  const waiting = new Map<string, { since: number; resolve: (row: FinishedExecution) => void; reject: (error: Error) => void }>();
+  const waiting = new Map<
+    string,
+    { since: number; resolve: (row: FinishedExecution) => void; reject: (error: Error) => void }
+  >();
   let running = true;
 
   const loop = async () => {

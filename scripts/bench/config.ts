@@ -27,14 +27,16 @@ function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
   return value;
 }
 
 export function loadBenchConfig(): BenchConfig {
   const databaseUrl = process.env.DATABASE_URL;
   const queuePrefix = process.env.QUEUE_PREFIX;
-  if (!databaseUrl || !queuePrefix) throw new Error('DATABASE_URL and QUEUE_PREFIX must be set: run the bench with `npm run bench`');
+  if (!databaseUrl || !queuePrefix)
+    throw new Error('DATABASE_URL and QUEUE_PREFIX must be set: run the bench with `npm run bench`');
   const databaseName = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
   if (FORBIDDEN_DATABASES.has(databaseName)) {
     throw new Error(`Refusing to bench against ${databaseName}: it belongs to npm start or npm test`);

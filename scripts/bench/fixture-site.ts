@@ -51,7 +51,12 @@ export interface CatalogData {
 /** Throws unless a run's extracted data is the whole page. */
 export function assertCatalogData(data: unknown, where: string): void {
   const value = data as Partial<CatalogData> | null;
-  if (!value || value.title !== 'Spring catalogue' || !Array.isArray(value.items) || value.items.length !== ITEM_COUNT) {
+  if (
+    !value ||
+    value.title !== 'Spring catalogue' ||
+    !Array.isArray(value.items) ||
+    value.items.length !== ITEM_COUNT
+  ) {
     throw new Error(`${where}: unexpected extracted data ${JSON.stringify(data)?.slice(0, 300)}`);
   }
 }

@@ -2,7 +2,15 @@
 // and log level, and documents the BENCH_* variables). Everything runs in this one process, as
 // `npm start` runs its roles: the API, a worker, the fixture site and the bare-Playwright browser.
 import { createLogger, createSecretBox } from '@botfleet/core';
-import { createApiKey, createDatabaseIfMissing, createPrismaClient, deleteOrganization, ensureOrganization, findMigrationsDir, migrate } from '@botfleet/db';
+import {
+  createApiKey,
+  createDatabaseIfMissing,
+  createPrismaClient,
+  deleteOrganization,
+  ensureOrganization,
+  findMigrationsDir,
+  migrate,
+} from '@botfleet/db';
 import { startApi } from '@botfleet/api';
 import { createQueues, createRedisConnection, executionRun } from '@botfleet/queue';
 import { createBrowserHost, resolveChromiumPath } from '@botfleet/runner';
@@ -38,7 +46,9 @@ function createCleanup() {
     },
     async runAll() {
       for (const action of actions.splice(0).reverse()) {
-        await action.run().catch((error: unknown) => say(`cleanup of ${action.name} failed: ${(error as Error).message}`));
+        await action
+          .run()
+          .catch((error: unknown) => say(`cleanup of ${action.name} failed: ${(error as Error).message}`));
       }
     },
   };
@@ -49,7 +59,9 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
   const cleanup = createCleanup();
   const loadAverage: Record<string, number> = { start: loadAverage1m() };
-  say(`${config.executions} runs per side in ${config.rounds} round(s), concurrency ${config.concurrency}, webhooks ${config.webhooks}, API ${config.apiSeconds} s; load average ${loadAverage.start}`);
+  say(
+    `${config.executions} runs per side in ${config.rounds} round(s), concurrency ${config.concurrency}, webhooks ${config.webhooks}, API ${config.apiSeconds} s; load average ${loadAverage.start}`,
+  );
 
   try {
     await createDatabaseIfMissing(config.databaseUrl);
@@ -88,7 +100,13 @@ async function main(): Promise<void> {
       },
     });
     cleanup.add('api', () => api.stop());
-    const worker = await startWorker({ ...common, concurrency: config.concurrency, chromiumPath: config.chromiumPath, proxyUrls: [], defaultTimeoutSeconds: 60 });
+    const worker = await startWorker({
+      ...common,
+      concurrency: config.concurrency,
+      chromiumPath: config.chromiumPath,
+      proxyUrls: [],
+      defaultTimeoutSeconds: 60,
+    });
     cleanup.add('worker', () => worker.stop());
     // Queue handles of the bench's own, to obliterate whatever the API load left queued.
     const redis = createRedisConnection(config.redisUrl, 'worker');
@@ -119,7 +137,8 @@ async function main(): Promise<void> {
 
     const measured = await runRounds(config.executions, config.rounds, async (runs, round) => {
       const tag = config.rounds > 1 ? ` (round ${round + 1}/${config.rounds})` : '';
-      const loadAt = (phase: string) => (loadAverage[`${phase}${config.rounds > 1 ? round + 1 : ''}`] = loadAverage1m());
+      const loadAt = (phase: string) =>
+        (loadAverage[`${phase}${config.rounds > 1 ? round + 1 : ''}`] = loadAverage1m());
       let bare: BareLoopResult | undefined;
       let runner: RunnerLoopResult | undefined;
       let e2e: E2eResult | undefined;

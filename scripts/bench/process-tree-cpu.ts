@@ -30,7 +30,9 @@ function readStat(pid: number): ProcStat | null {
 export function descendantsCpuMs(root: number = process.pid): number | null {
   let pids: number[];
   try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
+    pids = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
   } catch {
     return null;
   }
@@ -68,7 +70,10 @@ export function startCpuMeter(): () => CpuUse {
   return () => {
     const used = process.cpuUsage(node);
     const now = descendantsCpuMs();
-    return { nodeMs: (used.user + used.system) / 1000, chromiumMs: now === null || children === null ? Number.NaN : now - children };
+    return {
+      nodeMs: (used.user + used.system) / 1000,
+      chromiumMs: now === null || children === null ? Number.NaN : now - children,
+    };
   };
 }
 

@@ -52,7 +52,8 @@ export interface BenchSummary {
   loadAverage: Record<string, number>;
 }
 
-const cpuPerRun = (side: { runs: number; cpu: CpuUse }) => (side.runs > 0 ? (side.cpu.nodeMs + side.cpu.chromiumMs) / side.runs : 0);
+const cpuPerRun = (side: { runs: number; cpu: CpuUse }) =>
+  side.runs > 0 ? (side.cpu.nodeMs + side.cpu.chromiumMs) / side.runs : 0;
 
 /**
  * Sum of claimed -> completed over concurrency x window: how much of the measured time the
@@ -109,8 +110,16 @@ const dist = (values: number[]) => {
 /** The human-readable part, printed before the JSON line. */
 export function formatTable(f: BenchFigures, s: BenchSummary): string {
   const rows: Array<[string, string]> = [
-    ['runs x concurrency', `${f.executions} x ${f.concurrency} in ${f.rounds} round(s); e2e keeps at most ${f.e2e.maxInFlight} in flight`],
-    ['load average (1 min)', Object.entries(f.loadAverage).map(([k, v]) => `${k} ${v}`).join(', ')],
+    [
+      'runs x concurrency',
+      `${f.executions} x ${f.concurrency} in ${f.rounds} round(s); e2e keeps at most ${f.e2e.maxInFlight} in flight`,
+    ],
+    [
+      'load average (1 min)',
+      Object.entries(f.loadAverage)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    ],
     ['', ''],
     ['e2e throughput', `${s.e2eThroughput} executions/s  (${f.e2e.runs} in ${round1(f.e2e.windowMs)} ms)`],
     ['runner-only throughput', `${s.runnerThroughput} runs/s  (${f.runner.runs} in ${round1(f.runner.windowMs)} ms)`],
@@ -119,7 +128,10 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
     ['CPU ms per run: e2e', cpuLine(f.e2e)],
     ['                runner-only', cpuLine(f.runner)],
     ['                bare', cpuLine(f.bare)],
-    ['  (bench overhead in e2e)', `${f.completionPolls} completion polls (plain pg, every 50 ms) and one fetch per trigger`],
+    [
+      '  (bench overhead in e2e)',
+      `${f.completionPolls} completion polls (plain pg, every 50 ms) and one fetch per trigger`,
+    ],
     ['worker slots busy', `${round1(s.workerBusyShare * 100)} % of concurrency x window inside claimed -> completed`],
     ['e2e trigger -> completed ms', dist(f.e2e.latencyMs)],
     ['  trigger -> row created', dist(f.e2e.breakdownMs.triggerToCreated)],
@@ -133,13 +145,25 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
         .map(([k, v]) => `${k} ${round1(mean(v))}`)
         .join(', '),
     ],
-    ['  worker goto / steps (mean ms)', `goto ${round1(f.worker.gotoMs)}, steps ${f.worker.stepMs.map(round1).join(' / ')}`],
+    [
+      '  worker goto / steps (mean ms)',
+      `goto ${round1(f.worker.gotoMs)}, steps ${f.worker.stepMs.map(round1).join(' / ')}`,
+    ],
     ['  worker rows per run', `${round1(f.worker.rowsPerRun)} (step outputs + log lines)`],
     ['', ''],
-    ['POST /bots/:id/executions', `${s.apiTriggerRps} req/s  p50 ${round1(f.api.trigger.p50Ms)} ms  p99 ${s.apiTriggerP99Ms} ms  (${f.api.trigger.errors} errors)`],
-    ['GET /executions/:id', `${s.apiGetRps} req/s  p50 ${round1(f.api.get.p50Ms)} ms  p99 ${s.apiGetP99Ms} ms  (${f.api.get.errors} errors)`],
+    [
+      'POST /bots/:id/executions',
+      `${s.apiTriggerRps} req/s  p50 ${round1(f.api.trigger.p50Ms)} ms  p99 ${s.apiTriggerP99Ms} ms  (${f.api.trigger.errors} errors)`,
+    ],
+    [
+      'GET /executions/:id',
+      `${s.apiGetRps} req/s  p50 ${round1(f.api.get.p50Ms)} ms  p99 ${s.apiGetP99Ms} ms  (${f.api.get.errors} errors)`,
+    ],
     ['  (autocannon)', `${f.api.connections} connections, ${f.api.seconds} s each, worker stopped`],
-    ['webhooks', `${s.webhookRps} deliveries/s  p50 ${s.webhookP50Ms} ms  p95 ${s.webhookP95Ms} ms  (${f.webhooks.count})`],
+    [
+      'webhooks',
+      `${s.webhookRps} deliveries/s  p50 ${s.webhookP50Ms} ms  p95 ${s.webhookP95Ms} ms  (${f.webhooks.count})`,
+    ],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => (k === '' ? '' : `${k.padEnd(width)}  ${v}`)).join('\n');

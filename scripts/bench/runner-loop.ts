@@ -19,7 +19,12 @@ export interface RunnerLoopResult {
  * session: no queue, no database. It sits between the bare loop and the e2e run, so the gap
  * between bare and e2e splits into "the runner's wrapping" and "queue + database".
  */
-export async function runRunnerLoop(options: { browserHost: BrowserHost; url: string; runs: number; concurrency: number }): Promise<RunnerLoopResult> {
+export async function runRunnerLoop(options: {
+  browserHost: BrowserHost;
+  url: string;
+  runs: number;
+  concurrency: number;
+}): Promise<RunnerLoopResult> {
   const steps = indexSteps(BOT_STEPS);
   const durations: number[] = [];
   let next = 0;

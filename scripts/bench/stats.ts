@@ -18,7 +18,12 @@ export interface Distribution {
 
 export function distribution(values: readonly number[]): Distribution {
   const sorted = [...values].sort((a, b) => a - b);
-  return { mean: mean(sorted), p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), max: sorted[sorted.length - 1] ?? 0 };
+  return {
+    mean: mean(sorted),
+    p50: percentile(sorted, 0.5),
+    p95: percentile(sorted, 0.95),
+    max: sorted[sorted.length - 1] ?? 0,
+  };
 }
 
 /** Runs per second over a window given in ms; both sides of the comparison use this definition. */
@@ -37,4 +42,3 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 export function loadAverage1m(): number {
   return round2(loadavg()[0] ?? 0);
 }
-

@@ -1,5 +1,11 @@
 import { createLogger, newId, type SecretBox } from '@botfleet/core';
-import { createBot, createCompletedExecutionWithDelivery, deleteBot, saveManifest, type PrismaClient } from '@botfleet/db';
+import {
+  createBot,
+  createCompletedExecutionWithDelivery,
+  deleteBot,
+  saveManifest,
+  type PrismaClient,
+} from '@botfleet/db';
 import { startDelivery } from '@botfleet/delivery';
 import { createQueues, createRedisConnection, webhookDeliver } from '@botfleet/queue';
 import http from 'node:http';
@@ -51,7 +57,12 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const { port } = receiver.address() as AddressInfo;
 
-  const bot = await createBot(options.db, options.organizationId, { name: 'webhooks-bench', targetUrl: 'https://bench.example', kind: 'extraction', tags: [] });
+  const bot = await createBot(options.db, options.organizationId, {
+    name: 'webhooks-bench',
+    targetUrl: 'https://bench.example',
+    kind: 'extraction',
+    tags: [],
+  });
   await saveManifest(options.db, bot.id, {
     capabilities: {},
     webhook: { url: `http://127.0.0.1:${port}/hook`, auth: 'hmac' },
@@ -82,7 +93,11 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
   async function produce(): Promise<void> {
     while (next < options.count) {
       next++;
-      const { deliveryId } = await createCompletedExecutionWithDelivery(options.db, { botId: bot.id, organizationId: options.organizationId, extractedData: data });
+      const { deliveryId } = await createCompletedExecutionWithDelivery(options.db, {
+        botId: bot.id,
+        organizationId: options.organizationId,
+        extractedData: data,
+      });
       if (!deliveryId) throw new Error('the bench bot has a webhook, so every completion has a delivery');
       const now = performance.now();
       firstCompletion = Math.min(firstCompletion, now);
@@ -96,7 +111,8 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
     const deadline = setTimeout(allReceived, Math.max(30_000, options.count * 100));
     await done;
     clearTimeout(deadline);
-    if (receivedAt.size < options.count) throw new Error(`only ${receivedAt.size} of ${options.count} webhooks arrived`);
+    if (receivedAt.size < options.count)
+      throw new Error(`only ${receivedAt.size} of ${options.count} webhooks arrived`);
 
     const latencies = [...completedAt].map(([id, at]) => receivedAt.get(id)! - at).sort((a, b) => a - b);
     const lastReceipt = Math.max(...receivedAt.values());

@@ -17,7 +17,10 @@ export async function profileWorkerRuns(db: PrismaClient, executionIds: string[]
   const [steps, logs] = await Promise.all([listStepTimings(db, executionIds), listLogMessages(db, executionIds)]);
   const byIndex: number[][] = [];
   for (const step of steps) (byIndex[step.index] ??= []).push(step.durationMs);
-  const gotos = logs.map((l) => OPENED.exec(l.message)?.[1]).filter((m): m is string => m !== undefined).map(Number);
+  const gotos = logs
+    .map((l) => OPENED.exec(l.message)?.[1])
+    .filter((m): m is string => m !== undefined)
+    .map(Number);
   return {
     gotoMs: mean(gotos),
     stepMs: Array.from(byIndex, (durations) => mean(durations ?? [])),

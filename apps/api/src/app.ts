@@ -54,7 +54,10 @@ export function createApp(deps: ApiDeps): Express {
   const metrics = createHttpMetrics();
   const authenticator = createAuthenticator(deps.db);
   const routes = apiRoutes(deps, { onKeyRevoked: authenticator.forget });
-  const openApi = buildOpenApiDocument(routes, { version: '1.0.0', serverUrl: `${deps.settings.publicBaseUrl.replace(/\/+$/, '')}${API_PREFIX}` });
+  const openApi = buildOpenApiDocument(routes, {
+    version: '1.0.0',
+    serverUrl: `${deps.settings.publicBaseUrl.replace(/\/+$/, '')}${API_PREFIX}`,
+  });
 
   app.use(requestId);
   app.use(requestLog(deps.logger));

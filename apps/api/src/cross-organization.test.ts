@@ -61,16 +61,21 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const pathOf = (template: string) => `/api/v1${template.replace(/:([A-Za-z]+)/g, (_m, name: string) => ids[name] ?? 'x')}`;
+const pathOf = (template: string) =>
+  `/api/v1${template.replace(/:([A-Za-z]+)/g, (_m, name: string) => ids[name] ?? 'x')}`;
 const call = (method: string, template: string, headers: Record<string, string>) => {
   const body = SAMPLE_BODIES[`${method} ${template}`];
   const req = request(h.app)[method as 'get'](pathOf(template)).set(headers);
   return body ? req.send(body) : req;
 };
-const routeCases = () => routes.filter((r) => r.definition.permission !== null).map((r) => [`${r.definition.method.toUpperCase()} ${r.definition.path}`, r.definition] as const);
+const routeCases = () =>
+  routes
+    .filter((r) => r.definition.permission !== null)
+    .map((r) => [`${r.definition.method.toUpperCase()} ${r.definition.path}`, r.definition] as const);
 
 it('has a sample body for every route', () => {
-  for (const r of routes.filter((x) => x.definition.permission !== null)) expect(Object.keys(SAMPLE_BODIES)).toContain(`${r.definition.method} ${r.definition.path}`);
+  for (const r of routes.filter((x) => x.definition.permission !== null))
+    expect(Object.keys(SAMPLE_BODIES)).toContain(`${r.definition.method} ${r.definition.path}`);
 });
 
 it('answers 401 with WWW-Authenticate for missing, malformed, unknown and revoked keys on every route', async () => {
@@ -97,7 +102,8 @@ it('answers 401 with WWW-Authenticate for missing, malformed, unknown and revoke
 it('answers 403 when the key lacks the permission', async () => {
   let checked = 0;
   for (const [name, def] of routeCases()) {
-    const weaker = def.permission === 'admin' ? (['read', 'write'] as const) : def.permission === 'write' ? (['read'] as const) : [];
+    const weaker =
+      def.permission === 'admin' ? (['read', 'write'] as const) : def.permission === 'write' ? (['read'] as const) : [];
     for (const permission of weaker) {
       const res = await call(def.method, def.path, owner.auth(permission));
       expect({ route: name, permission, status: res.status }).toEqual({ route: name, permission, status: 403 });

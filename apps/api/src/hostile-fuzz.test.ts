@@ -32,10 +32,32 @@ afterAll(() => h.close());
 
 /** Path segments: real ids, near-misses, escapes (valid and broken), NUL, huge, unicode. */
 const segment = fc.oneof(
-  fc.constantFrom(() => botId, () => executionId).map((f) => f()),
-  fc.constantFrom('%00', '%E0%A4%A', '%', '%%', '%zz', '..', '%2e%2e', 'bot_%00', '%C0%80', 'null', '0', '-1', '99999999999999999999'),
+  fc
+    .constantFrom(
+      () => botId,
+      () => executionId,
+    )
+    .map((f) => f()),
+  fc.constantFrom(
+    '%00',
+    '%E0%A4%A',
+    '%',
+    '%%',
+    '%zz',
+    '..',
+    '%2e%2e',
+    'bot_%00',
+    '%C0%80',
+    'null',
+    '0',
+    '-1',
+    '99999999999999999999',
+  ),
   fc.string({ unit: 'binary', maxLength: 40 }).map(encodeURIComponent),
-  fc.string({ maxLength: 30 }).map((s) => s.replace(/[/?#\s]/g, '')).filter((s) => s.length > 0),
+  fc
+    .string({ maxLength: 30 })
+    .map((s) => s.replace(/[/?#\s]/g, ''))
+    .filter((s) => s.length > 0),
   // Long, but the three together stay under Node's 16 KiB header limit (tested on the raw socket).
   fc.integer({ min: 100, max: 4_000 }).map((n) => 'x'.repeat(n)),
 );
@@ -46,9 +68,23 @@ const queryString = fc
     fc.tuple(
       fc.constantFrom('limit', 'cursor', 'expires', 'signature', 'status', 'x', '__proto__', 'limit[]', 'cursor[a]'),
       fc.oneof(
-        fc.constantFrom('%00', '-1', '0', '1e400', 'NaN', '100', '101', 'WzEsImJvdF8wMSJd', 'W1siYSJdXQ', '%E0%A4%A', 'a+b/c=='),
+        fc.constantFrom(
+          '%00',
+          '-1',
+          '0',
+          '1e400',
+          'NaN',
+          '100',
+          '101',
+          'WzEsImJvdF8wMSJd',
+          'W1siYSJdXQ',
+          '%E0%A4%A',
+          'a+b/c==',
+        ),
         fc.string({ unit: 'binary', maxLength: 60 }).map(encodeURIComponent),
-        fc.tuple(fc.integer(), fc.string({ maxLength: 40 })).map((pair) => Buffer.from(JSON.stringify(pair)).toString('base64url')),
+        fc
+          .tuple(fc.integer(), fc.string({ maxLength: 40 }))
+          .map((pair) => Buffer.from(JSON.stringify(pair)).toString('base64url')),
       ),
     ),
     { maxLength: 4 },
@@ -58,15 +94,35 @@ const queryString = fc
 /** Bodies: arbitrary JSON, deep and wide shapes, the right field names with wrong types, non-JSON. */
 const body = fc.oneof(
   fc.jsonValue({ maxDepth: 6 }).map((v) => JSON.stringify(v)),
-  fc.record({ name: fc.jsonValue(), targetUrl: fc.jsonValue(), steps: fc.jsonValue(), params: fc.jsonValue(), webhook: fc.jsonValue(), interval: fc.jsonValue(), active: fc.jsonValue(), source: fc.jsonValue(), permission: fc.jsonValue() }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+  fc
+    .record(
+      {
+        name: fc.jsonValue(),
+        targetUrl: fc.jsonValue(),
+        steps: fc.jsonValue(),
+        params: fc.jsonValue(),
+        webhook: fc.jsonValue(),
+        interval: fc.jsonValue(),
+        active: fc.jsonValue(),
+        source: fc.jsonValue(),
+        permission: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    )
+    .map((v) => JSON.stringify(v)),
   fc.integer({ min: 1, max: 3000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)),
-  fc.integer({ min: 1, max: 20_000 }).map((width) => JSON.stringify({ tags: Array.from({ length: width }, (_, i) => `t${i}`) })),
+  fc
+    .integer({ min: 1, max: 20_000 })
+    .map((width) => JSON.stringify({ tags: Array.from({ length: width }, (_, i) => `t${i}`) })),
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc.constant(''),
 );
 
 /** Header values a client library will still send (visible ASCII); raw bytes are tried below. */
-const headerValue = fc.oneof(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 300 }), fc.constantFrom('', ' ', '0', '-1', 'gzip', 'br, gzip', 'identity'));
+const headerValue = fc.oneof(
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 300 }),
+  fc.constantFrom('', ' ', '0', '-1', 'gzip', 'br, gzip', 'identity'),
+);
 
 const hostileRequest = fc.record({
   routeIndex: fc.nat(),
@@ -74,8 +130,18 @@ const hostileRequest = fc.record({
   query: queryString,
   body: fc.option(body, { nil: undefined }),
   key: fc.constantFrom('admin', 'read', 'none', 'garbage', 'malformed'),
-  contentType: fc.constantFrom('application/json', 'application/json; charset=utf-16', 'application/json; charset=bogus', 'text/plain', 'application/x-www-form-urlencoded', 'application/merge-patch+json', 'multipart/form-data; boundary=x'),
-  contentEncoding: fc.option(fc.constantFrom('gzip', 'deflate', 'br', 'x-unknown', 'gzip, gzip', 'identity'), { nil: undefined }),
+  contentType: fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-16',
+    'application/json; charset=bogus',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/merge-patch+json',
+    'multipart/form-data; boundary=x',
+  ),
+  contentEncoding: fc.option(fc.constantFrom('gzip', 'deflate', 'br', 'x-unknown', 'gzip, gzip', 'identity'), {
+    nil: undefined,
+  }),
   idempotencyKey: fc.option(headerValue, { nil: undefined }),
   requestId: fc.option(headerValue, { nil: undefined }),
 });
@@ -91,7 +157,10 @@ function expectClientErrorEnvelope(res: request.Response, what: string): void {
   const summary = { what, status: res.status };
   if (res.status >= 500) expect({ ...summary, body: res.body }).toEqual(summary);
   if (res.status >= 400) {
-    expect({ what, error: res.body?.error && typeof res.body.error.code === 'string' && typeof res.body.error.message === 'string' }).toEqual({ what, error: true });
+    expect({
+      what,
+      error: res.body?.error && typeof res.body.error.code === 'string' && typeof res.body.error.message === 'string',
+    }).toEqual({ what, error: true });
     expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+|node_modules|prisma/i);
   }
 }
@@ -118,7 +187,14 @@ it('never answers a hostile request on any route with a 5xx, and every 4xx is th
   );
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   // Still serving (the fuzzer may have deleted the bot it was given: that is a legal request).
-  expect((await request(h.app).post('/api/v1/bots').set(org.auth('write')).send({ name: 'after', targetUrl: 'https://a.example' })).status).toBe(201);
+  expect(
+    (
+      await request(h.app)
+        .post('/api/v1/bots')
+        .set(org.auth('write'))
+        .send({ name: 'after', targetUrl: 'https://a.example' })
+    ).status,
+  ).toBe(201);
 }, 300_000);
 
 describe('malformed HTTP on a raw socket', () => {
@@ -143,27 +219,49 @@ describe('malformed HTTP on a raw socket', () => {
     });
   }
 
-  const headerBytes = fc.uint8Array({ minLength: 0, maxLength: 60 }).map((bytes) => Buffer.from(bytes).toString('latin1'));
+  const headerBytes = fc
+    .uint8Array({ minLength: 0, maxLength: 60 })
+    .map((bytes) => Buffer.from(bytes).toString('latin1'));
   const malformed = fc.record({
     method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'BREW', 'GET\u0000'),
-    path: fc.constantFrom('/api/v1/bots', '/api/v1/bots/%00', '/api/v1/bots/%E0%A4%A', '*', 'http://evil/api/v1/bots', '/healthz', `/api/v1/bots/${'x'.repeat(20_000)}`),
+    path: fc.constantFrom(
+      '/api/v1/bots',
+      '/api/v1/bots/%00',
+      '/api/v1/bots/%E0%A4%A',
+      '*',
+      'http://evil/api/v1/bots',
+      '/healthz',
+      `/api/v1/bots/${'x'.repeat(20_000)}`,
+    ),
     contentLength: fc.constantFrom('5', '-1', 'abc', '99999999999999999999', '5, 6', undefined),
     transferEncoding: fc.constantFrom('chunked', 'gzip, chunked', 'bogus', undefined),
-    extraHeader: fc.tuple(fc.constantFrom('Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key', 'X-Request-Id'), headerBytes),
+    extraHeader: fc.tuple(
+      fc.constantFrom('Authorization', 'Content-Type', 'Content-Encoding', 'Idempotency-Key', 'X-Request-Id'),
+      headerBytes,
+    ),
     body: fc.string({ maxLength: 30 }),
   });
 
   it('answers malformed framing and raw header bytes with a 4xx envelope or a closed socket, never a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(malformed, async (m) => {
-        const lines = [`${m.method} ${m.path} HTTP/1.1`, 'Host: x', `Authorization: Bearer ${org.keys.admin}`, 'Content-Type: application/json'];
+        const lines = [
+          `${m.method} ${m.path} HTTP/1.1`,
+          'Host: x',
+          `Authorization: Bearer ${org.keys.admin}`,
+          'Content-Type: application/json',
+        ];
         if (m.contentLength !== undefined) lines.push(`Content-Length: ${m.contentLength}`);
         if (m.transferEncoding !== undefined) lines.push(`Transfer-Encoding: ${m.transferEncoding}`);
         lines.push(`${m.extraHeader[0]}: ${m.extraHeader[1]}`);
         const { status, body } = await exchange(Buffer.from(`${lines.join('\r\n')}\r\n\r\n${m.body}`, 'latin1'));
         expect({ status, ok: !/^HTTP\/1\.1 5/.test(status) }).toEqual({ status, ok: true });
         // The first response on the socket: a 4xx carries the envelope whoever refused it.
-        if (/^HTTP\/1\.1 4/.test(status)) expect({ status, envelope: /^\{"error":\{"code":"[a-z_]+"/.test(body) || /"error":\{"code"/.test(body) }).toEqual({ status, envelope: true });
+        if (/^HTTP\/1\.1 4/.test(status))
+          expect({
+            status,
+            envelope: /^\{"error":\{"code":"[a-z_]+"/.test(body) || /"error":\{"code"/.test(body),
+          }).toEqual({ status, envelope: true });
       }),
       { numRuns: RUNS, seed },
     );
@@ -173,8 +271,12 @@ describe('malformed HTTP on a raw socket', () => {
   it('answers what Node itself refuses with the same envelope', async () => {
     const tooLong = await exchange(Buffer.from(`GET /api/v1/bots/${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
     expect(tooLong.status).toMatch(/^HTTP\/1\.1 431 /);
-    expect(JSON.parse(tooLong.body)).toEqual({ error: { code: 'request_header_too_large', message: expect.any(String) } });
-    const badFraming = await exchange(Buffer.from('POST /api/v1/bots HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'));
+    expect(JSON.parse(tooLong.body)).toEqual({
+      error: { code: 'request_header_too_large', message: expect.any(String) },
+    });
+    const badFraming = await exchange(
+      Buffer.from('POST /api/v1/bots HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'),
+    );
     expect(badFraming.status).toMatch(/^HTTP\/1\.1 400 /);
     expect(JSON.parse(badFraming.body)).toEqual({ error: { code: 'bad_request', message: expect.any(String) } });
   });

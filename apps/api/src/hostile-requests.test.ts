@@ -44,7 +44,13 @@ describe('malformed paths', () => {
     expectEnvelope(await request(h.app).get('/api/v1/bots/%E0%A4%A').set(org.auth('read')), 400, 'validation_error');
   });
 
-  it.each(['bot_%00', `${botId?.slice(0, -1) ?? 'bot_x'}%00`, 'bot_doesnotexist', 'x'.repeat(10_000), "bot_'%20OR%201=1"])('answers 404 for the id %s', async (id) => {
+  it.each([
+    'bot_%00',
+    `${botId?.slice(0, -1) ?? 'bot_x'}%00`,
+    'bot_doesnotexist',
+    'x'.repeat(10_000),
+    "bot_'%20OR%201=1",
+  ])('answers 404 for the id %s', async (id) => {
     expectEnvelope(await request(h.app).get(`/api/v1/bots/${id}`).set(org.auth('read')), 404, 'not_found');
   });
 
@@ -68,7 +74,13 @@ describe('malformed paths', () => {
     expect((await request(app).get(`/api/v1/bots/${botId}`).set(org.auth('read'))).status).toBe(200);
     expect(queries).toBeGreaterThan(0);
     queries = 0;
-    for (const path of ['/bots/bot_nope', '/bots/bot_%00/manifest', '/executions/exe_1/logs', `/executions/${botId}`, '/bots/x/scripts/scr_1']) {
+    for (const path of [
+      '/bots/bot_nope',
+      '/bots/bot_%00/manifest',
+      '/executions/exe_1/logs',
+      `/executions/${botId}`,
+      '/bots/x/scripts/scr_1',
+    ]) {
       expectEnvelope(await request(app).get(`/api/v1${path}`).set(org.auth('read')), 404, 'not_found');
     }
     expect(queries).toBe(0);
@@ -107,14 +119,23 @@ describe('body encodings', () => {
     ['deflate that is not deflate', 'deflate', 415],
     ['an unknown encoding', 'x-snappy', 415],
   ])('answers %s with a 4xx envelope', async (_label, encoding) => {
-    const res = await request(h.app).post('/api/v1/bots').set(org.auth('write')).set('Content-Type', 'application/json').set('Content-Encoding', encoding).send('{"name":"x","targetUrl":"https://a.example"}');
+    const res = await request(h.app)
+      .post('/api/v1/bots')
+      .set(org.auth('write'))
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', encoding)
+      .send('{"name":"x","targetUrl":"https://a.example"}');
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(res.body.error.code).toEqual(expect.any(String));
   });
 
   it('refuses a NUL in a body key', async () => {
-    const res = await request(h.app).post('/api/v1/bots').set(org.auth('write')).set('Content-Type', 'application/json').send('{"name":"x","targetUrl":"https://a.example","tags":{"a\\u0000":1}}');
+    const res = await request(h.app)
+      .post('/api/v1/bots')
+      .set(org.auth('write'))
+      .set('Content-Type', 'application/json')
+      .send('{"name":"x","targetUrl":"https://a.example","tags":{"a\\u0000":1}}');
     expectEnvelope(res, 400, 'validation_error');
   });
 });
@@ -158,7 +179,9 @@ describe('slow clients', () => {
   });
 
   it('keeps serving others meanwhile', async () => {
-    const slow = sendAndRead(`POST /api/v1/bots HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{`);
+    const slow = sendAndRead(
+      `POST /api/v1/bots HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{`,
+    );
     const res = await fetch(`http://127.0.0.1:${api.port}/healthz`);
     expect(res.status).toBe(200);
     await slow;
@@ -175,14 +198,17 @@ describe('hostile bodies', () => {
     ['a number', '42'],
     ['a string', '"bot"'],
     ['an array', '[{"name":"x"}]'],
-    ['wrong field types', '{"name":{"$ne":null},"targetUrl":["https://a.example"],"tags":{"0":"a"},"capabilities":"all","steps":7,"params":[1]}'],
+    [
+      'wrong field types',
+      '{"name":{"$ne":null},"targetUrl":["https://a.example"],"tags":{"0":"a"},"capabilities":"all","steps":7,"params":[1]}',
+    ],
     ['a huge string', JSON.stringify({ name: 'x'.repeat(900_000), targetUrl: 'https://a.example' })],
     ['deep nesting', deep(5_000, '1')],
     ['very deep arrays', deepArray(100_000)],
     ['__proto__ at the root', '{"__proto__":{"polluted":true},"name":"x","targetUrl":"https://a.example"}'],
     ['__proto__ nested', '{"capabilities":{"__proto__":{"polluted":true}},"params":{"__proto__":{"polluted":true}}}'],
     ['constructor.prototype', '{"constructor":{"prototype":{"polluted":true}},"name":"x"}'],
-    ['not JSON', "name='x'; DROP TABLE \"Bot\";--"],
+    ['not JSON', 'name=\'x\'; DROP TABLE "Bot";--'],
     ['truncated JSON', '{"name":"x",'],
     ['invalid unicode escapes', '{"name":"\\ud800\\uZZZZ"}'],
     ['a NUL byte', '{"name":"a\\u0000b","targetUrl":"https://a.example"}'],
@@ -192,7 +218,10 @@ describe('hostile bodies', () => {
     return apiRoutes(h.deps)
       .map((r) => r.definition)
       .filter((d) => d.method === 'post' || d.method === 'put' || d.method === 'patch')
-      .map((d) => ({ method: d.method, path: `/api/v1${d.path.replace(':botId', botId).replace(/:([A-Za-z]+)/g, 'x')}` }));
+      .map((d) => ({
+        method: d.method,
+        path: `/api/v1${d.path.replace(':botId', botId).replace(/:([A-Za-z]+)/g, 'x')}`,
+      }));
   }
 
   it('answers every hostile body on every write endpoint with a 4xx envelope and keeps serving', async () => {
@@ -200,10 +229,16 @@ describe('hostile bodies', () => {
     expect(routes.length).toBeGreaterThanOrEqual(4);
     for (const route of routes) {
       for (const [label, body] of HOSTILE) {
-        const res = await request(h.app)[route.method](route.path).set(org.auth('admin')).set('Content-Type', 'application/json').send(body);
+        const agent = request(h.app);
+        const res = await agent[route.method](route.path)
+          .set(org.auth('admin'))
+          .set('Content-Type', 'application/json')
+          .send(body);
         const summary = { route: `${route.method} ${route.path}`, label, status: res.status };
         expect(res.status >= 400 && res.status < 500 ? summary : { ...summary, body: res.body }).toEqual(summary);
-        expect(res.body.error).toEqual(expect.objectContaining({ code: expect.any(String), message: expect.any(String) }));
+        expect(res.body.error).toEqual(
+          expect.objectContaining({ code: expect.any(String), message: expect.any(String) }),
+        );
         expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+|node_modules/);
       }
     }

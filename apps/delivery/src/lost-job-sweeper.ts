@@ -15,7 +15,13 @@ export interface LostJobSweepOptions {
 }
 
 /** States in which the job will still run by itself. */
-const ALIVE: ReadonlySet<JobState | 'unknown'> = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
+const ALIVE: ReadonlySet<JobState | 'unknown'> = new Set([
+  'waiting',
+  'delayed',
+  'active',
+  'prioritized',
+  'waiting-children',
+]);
 
 /**
  * One pass of the lost-job sweeper (the delivery role runs it periodically). Redis holds only

@@ -19,10 +19,13 @@ it('refuses a loopback target without connecting, and records why', async () => 
   const botId = await f.newBot({ url: `${receiver.url}/hook`, auth: 'hmac', secret: 'never-sent-secret' });
   const { executionId } = await f.completeRun(botId, { a: 1 });
 
-  const delivery = await waitUntil(async () => {
-    const res = await f.deliveries(executionId);
-    return res.body.data[0]?.status === 'failed' ? res.body.data[0] : undefined;
-  }, { timeoutMs: 10_000, message: 'the refused delivery to fail' });
+  const delivery = await waitUntil(
+    async () => {
+      const res = await f.deliveries(executionId);
+      return res.body.data[0]?.status === 'failed' ? res.body.data[0] : undefined;
+    },
+    { timeoutMs: 10_000, message: 'the refused delivery to fail' },
+  );
   expect(delivery.attemptCount).toBe(1);
   expect(delivery.attempts).toHaveLength(1);
   expect(delivery.attempts[0].statusCode).toBeNull();

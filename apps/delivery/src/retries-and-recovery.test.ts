@@ -45,8 +45,20 @@ it('retries a receiver that fails twice, with the same webhook-id, and records t
   const hits = receiver.requests.filter((r) => r.url === '/flaky');
   expect(hits.map((r) => r.headers['webhook-id'])).toEqual([deliveryId, deliveryId, deliveryId]);
   expect(hits.map((r) => r.body)).toEqual(['{"ok":true}', '{"ok":true}', '{"ok":true}']);
-  expect(delivery).toMatchObject({ id: deliveryId, status: 'succeeded', attemptCount: 3, nextAttemptAt: null, lastError: null });
-  expect(delivery.attempts.map((a: { number: number; statusCode: number | null; error: string | null }) => [a.number, a.statusCode, a.error])).toEqual([
+  expect(delivery).toMatchObject({
+    id: deliveryId,
+    status: 'succeeded',
+    attemptCount: 3,
+    nextAttemptAt: null,
+    lastError: null,
+  });
+  expect(
+    delivery.attempts.map((a: { number: number; statusCode: number | null; error: string | null }) => [
+      a.number,
+      a.statusCode,
+      a.error,
+    ]),
+  ).toEqual([
     [1, 500, 'receiver answered HTTP 500'],
     [2, 500, 'receiver answered HTTP 500'],
     [3, 200, null],
@@ -62,7 +74,12 @@ it('marks a delivery failed after 1 + retries attempts against a receiver that n
   const { executionId } = await f.completeRun(botId, { ok: false });
 
   const delivery = await finalDelivery(executionId);
-  expect(delivery).toMatchObject({ status: 'failed', attemptCount: 3, nextAttemptAt: null, lastError: 'receiver answered HTTP 500' });
+  expect(delivery).toMatchObject({
+    status: 'failed',
+    attemptCount: 3,
+    nextAttemptAt: null,
+    lastError: 'receiver answered HTTP 500',
+  });
   expect(typeof delivery.completedAt).toBe('number');
   expect(delivery.attempts.map((a: { number: number }) => a.number)).toEqual([1, 2, 3]);
   expect(receiver.requests.filter((r) => r.url === '/down')).toHaveLength(3);

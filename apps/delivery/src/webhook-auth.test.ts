@@ -7,7 +7,13 @@ import { createDeliveryFixture, type DeliveryFixture } from './testing/delivery-
 let f: DeliveryFixture;
 let receiver: TestReceiver;
 
-const DATA = { items: [{ name: 'Widget', price: 9.5 }, { name: 'Gadget', price: 3 }], total: 2 };
+const DATA = {
+  items: [
+    { name: 'Widget', price: 9.5 },
+    { name: 'Gadget', price: 3 },
+  ],
+  total: 2,
+};
 
 beforeAll(async () => {
   f = await createDeliveryFixture();
@@ -19,8 +25,10 @@ afterAll(async () => {
   await receiver.close();
 });
 
-const arrivedFor = (target: TestReceiver, deliveryId: string, path = '/hook') => () =>
-  target.requests.find((r) => r.url === path && r.headers['webhook-id'] === deliveryId);
+const arrivedFor =
+  (target: TestReceiver, deliveryId: string, path = '/hook') =>
+  () =>
+    target.requests.find((r) => r.url === path && r.headers['webhook-id'] === deliveryId);
 
 function verifyHeaders(request: ReceivedRequest): Record<string, string> {
   return {
@@ -54,11 +62,18 @@ describe('hmac', () => {
     expect(verifier.verify(received.body, verifyHeaders(received))).toEqual(DATA);
     expect(() => verifier.verify(received.body.replace('9.5', '0.5'), verifyHeaders(received))).toThrow();
 
-    const status = await waitUntil(async () => {
-      const res = await f.deliveries(executionId);
-      return res.body.data[0]?.status === 'succeeded' ? res.body.data[0] : undefined;
-    }, { timeoutMs: 10_000, message: 'the hmac delivery to succeed' });
-    expect(status).toMatchObject({ attemptCount: 1, lastError: null, attempts: [{ number: 1, statusCode: 200, error: null }] });
+    const status = await waitUntil(
+      async () => {
+        const res = await f.deliveries(executionId);
+        return res.body.data[0]?.status === 'succeeded' ? res.body.data[0] : undefined;
+      },
+      { timeoutMs: 10_000, message: 'the hmac delivery to succeed' },
+    );
+    expect(status).toMatchObject({
+      attemptCount: 1,
+      lastError: null,
+      attempts: [{ number: 1, statusCode: 200, error: null }],
+    });
   });
 
   it('base64-decodes a whsec_ secret', async () => {
@@ -99,7 +114,9 @@ describe('jwt', () => {
         logins += 1;
         // A fresh jti per login, so a re-login yields a different token.
         const token = jwt.sign({ sub: username, jti: String(logins) }, SIGNING_KEY, { expiresIn: '1h' });
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token }));
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ access_token: token }));
       }
       const token = String(request.headers.authorization ?? '').replace(/^Bearer /, '');
       try {
@@ -112,8 +129,15 @@ describe('jwt', () => {
   });
   afterAll(() => server.close());
 
-  const webhook = () => ({ url: `${server.url}/hook`, auth: 'jwt', loginUrl: `${server.url}/login`, username: 'bot', password: 'hunter2-password' });
-  const hookRequests = (deliveryId: string) => server.requests.filter((r) => r.url === '/hook' && r.headers['webhook-id'] === deliveryId);
+  const webhook = () => ({
+    url: `${server.url}/hook`,
+    auth: 'jwt',
+    loginUrl: `${server.url}/login`,
+    username: 'bot',
+    password: 'hunter2-password',
+  });
+  const hookRequests = (deliveryId: string) =>
+    server.requests.filter((r) => r.url === '/hook' && r.headers['webhook-id'] === deliveryId);
 
   it('logs in once and reuses the token across deliveries, then logs in again after a 401', async () => {
     const botId = await f.newBot(webhook());
@@ -135,10 +159,13 @@ describe('jwt', () => {
     // The receiver now rejects that token: the same attempt logs in again and succeeds.
     revoked.add(String(a.headers.authorization).replace(/^Bearer /, ''));
     const third = await f.completeRun(botId, DATA);
-    const delivered = await waitUntil(async () => {
-      const res = await f.deliveries(third.executionId);
-      return res.body.data[0]?.status === 'succeeded' ? res.body.data[0] : undefined;
-    }, { timeoutMs: 10_000, message: 'the re-login delivery' });
+    const delivered = await waitUntil(
+      async () => {
+        const res = await f.deliveries(third.executionId);
+        return res.body.data[0]?.status === 'succeeded' ? res.body.data[0] : undefined;
+      },
+      { timeoutMs: 10_000, message: 'the re-login delivery' },
+    );
     expect(logins).toBe(2);
     const tries = hookRequests(third.deliveryId);
     expect(tries.map((r) => r.headers.authorization === a.headers.authorization)).toEqual([true, false]);

@@ -124,6 +124,11 @@ async function sendOnce(deps: ProcessorDeps, delivery: DeliveryForAttempt, log: 
       loginUrl: delivery.loginUrl ?? undefined,
       username: delivery.username ?? undefined,
     },
-    { allowPrivateNetwork: deps.allowPrivateNetwork, timeoutMs: deps.timeoutMs, tokenCache: deps.tokenCache, logger: deps.logger },
+    {
+      allowPrivateNetwork: deps.allowPrivateNetwork,
+      timeoutMs: deps.timeoutMs,
+      tokenCache: deps.tokenCache,
+      logger: deps.logger,
+    },
   );
 }

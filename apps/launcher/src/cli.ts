@@ -14,13 +14,15 @@ function fail(message: string): never {
 /** `keys create`: bootstraps an organization (if missing) and an API key; prints one JSON line. */
 async function main(argv: string[]): Promise<void> {
   const [group, command, ...rest] = argv;
-  if (group !== 'keys' || command !== 'create') fail(`unknown command: ${[group, command].filter(Boolean).join(' ') || '(none)'}`);
+  if (group !== 'keys' || command !== 'create')
+    fail(`unknown command: ${[group, command].filter(Boolean).join(' ') || '(none)'}`);
   const { values } = parseArgs({
     args: rest,
     options: { org: { type: 'string' }, permission: { type: 'string' }, name: { type: 'string' } },
     strict: true,
   });
-  if (!values.org || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(values.org)) fail('--org must be a slug (lowercase letters, digits, -)');
+  if (!values.org || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(values.org))
+    fail('--org must be a slug (lowercase letters, digits, -)');
   const permission = PermissionSchema.safeParse(values.permission);
   if (!permission.success) fail('--permission must be read, write or admin');
 
@@ -35,7 +37,9 @@ async function main(argv: string[]): Promise<void> {
       name: values.name ?? `${permission.data} key`,
       permission: permission.data,
     });
-    process.stdout.write(`${JSON.stringify({ id: row.id, key, organization: org.slug, permission: row.permission })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ id: row.id, key, organization: org.slug, permission: row.permission })}\n`,
+    );
   } finally {
     await db.$disconnect();
   }

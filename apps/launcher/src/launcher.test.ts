@@ -31,7 +31,9 @@ describe('launcher', () => {
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const port = await new Promise<number>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
-        const match = /listening on http:\/\/localhost:(\d+) \(roles: api, worker, delivery, scheduler\)/.exec(chunk.toString());
+        const match = /listening on http:\/\/localhost:(\d+) \(roles: api, worker, delivery, scheduler\)/.exec(
+          chunk.toString(),
+        );
         if (match) resolve(Number(match[1]));
       });
       child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
@@ -39,7 +41,7 @@ describe('launcher', () => {
     // Ready may lag listening by a moment on a loaded machine (first database and Redis round
     // trips); an orchestrator polls the same way.
     let ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-    for (const deadline = Date.now() + 20_000; ready.status !== 200 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 20_000; ready.status !== 200 && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     }
@@ -53,19 +55,35 @@ describe('launcher', () => {
   }, 60_000);
 
   it('bootstraps an organization and key from the CLI as one JSON line', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'keys', 'create', '--org', 'acme', '--permission', 'admin', '--name', 'ops'], { env, encoding: 'utf8' });
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'keys', 'create', '--org', 'acme', '--permission', 'admin', '--name', 'ops'],
+      { env, encoding: 'utf8' },
+    );
     expect(result.status).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^bf_[0-9A-Za-z]{43}$/), organization: 'acme', permission: 'admin' });
+    expect(JSON.parse(lines[0]!)).toEqual({
+      id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^bf_[0-9A-Za-z]{43}$/),
+      organization: 'acme',
+      permission: 'admin',
+    });
 
-    const bad = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'keys', 'create', '--org', 'acme', '--permission', 'root'], { env, encoding: 'utf8' });
+    const bad = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'keys', 'create', '--org', 'acme', '--permission', 'root'],
+      { env, encoding: 'utf8' },
+    );
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--permission must be read, write or admin');
   });
 
   it('stops with a message naming a bad variable', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], { env: { ...env, PORT: 'eighty', ROLES: 'api,web' }, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', MAIN], {
+      env: { ...env, PORT: 'eighty', ROLES: 'api,web' },
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('Invalid configuration');
     expect(result.stderr).toContain('PORT:');

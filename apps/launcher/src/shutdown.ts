@@ -14,7 +14,9 @@ export function createShutdown(logger: Logger, stepTimeoutMs = 30_000) {
   let running: Promise<void> | null = null;
 
   async function runStep(handler: Handler): Promise<void> {
-    const run = handler.run().catch((err: unknown) => logger.error({ err, step: handler.name }, 'shutdown step failed'));
+    const run = handler
+      .run()
+      .catch((err: unknown) => logger.error({ err, step: handler.name }, 'shutdown step failed'));
     if (!(await settlesWithin(run, stepTimeoutMs))) logger.warn({ step: handler.name }, 'shutdown step timed out');
   }
 

@@ -37,11 +37,21 @@ export async function reconcileSchedules(deps: ReconcileDeps): Promise<Reconcile
     if (current && current.everyMs === schedule.intervalSeconds * 1000) continue;
     try {
       const startAt = seriesStart(schedule.nextRunAt, schedule.intervalSeconds, new Date());
-      const slot = await armSchedule(queues, { botId: schedule.botId, intervalSeconds: schedule.intervalSeconds, startAt });
+      const slot = await armSchedule(queues, {
+        botId: schedule.botId,
+        intervalSeconds: schedule.intervalSeconds,
+        startAt,
+      });
       const nextRunAt = slot === null ? startAt : new Date(slot);
-      if (nextRunAt.getTime() !== schedule.nextRunAt?.getTime()) await setScheduleNextRun(db, schedule.botId, nextRunAt, { onlyIfActive: true });
+      if (nextRunAt.getTime() !== schedule.nextRunAt?.getTime())
+        await setScheduleNextRun(db, schedule.botId, nextRunAt, { onlyIfActive: true });
       logger.info(
-        { botId: schedule.botId, intervalSeconds: schedule.intervalSeconds, nextRunAt: nextRunAt.getTime(), reason: current ? 'interval changed' : 'missing' },
+        {
+          botId: schedule.botId,
+          intervalSeconds: schedule.intervalSeconds,
+          nextRunAt: nextRunAt.getTime(),
+          reason: current ? 'interval changed' : 'missing',
+        },
         'job scheduler armed',
       );
       result.armed++;

@@ -32,7 +32,13 @@ beforeAll(async () => {
   testDb = await createTestDatabase({ migrated: true });
   h = await createApiHarness({ minScheduleIntervalSeconds: 1 }, { databaseUrl: testDb.url });
   org = await h.newOrg();
-  scheduler = await startScheduler({ db: h.db, redisUrl: REDIS_URL, queuePrefix: h.queues.prefix, logger, reconcileIntervalMs: RECONCILE_MS });
+  scheduler = await startScheduler({
+    db: h.db,
+    redisUrl: REDIS_URL,
+    queuePrefix: h.queues.prefix,
+    logger,
+    reconcileIntervalMs: RECONCILE_MS,
+  });
 });
 afterAll(async () => {
   await scheduler?.stop();
@@ -63,18 +69,24 @@ const scheduledExecutions = async (botId: string): Promise<Execution[]> => {
 };
 const jobScheduler = (botId: string) => h.queues.get(scheduleTick.queue).getJobScheduler(`bot-${botId}`);
 const atLeast = (botId: string, n: number, timeoutMs = 10_000) =>
-  waitUntil(async () => {
-    const rows = await scheduledExecutions(botId);
-    return rows.length >= n && rows;
-  }, { ...POLL, timeoutMs, message: `${n} scheduled executions` });
+  waitUntil(
+    async () => {
+      const rows = await scheduledExecutions(botId);
+      return rows.length >= n && rows;
+    },
+    { ...POLL, timeoutMs, message: `${n} scheduled executions` },
+  );
 
 /** No tick of this bot armed, queued or in flight: anything that fires after this is a bug. */
 const settled = (botId: string) =>
-  waitUntil(async () => {
-    if (await jobScheduler(botId)) return false;
-    const ticks = await h.queues.get(scheduleTick.queue).getJobs(['active', 'waiting', 'delayed', 'prioritized']);
-    return !ticks.some((job) => job.data.botId === botId);
-  }, { ...POLL, message: 'the schedule to wind down' });
+  waitUntil(
+    async () => {
+      if (await jobScheduler(botId)) return false;
+      const ticks = await h.queues.get(scheduleTick.queue).getJobs(['active', 'waiting', 'delayed', 'prioritized']);
+      return !ticks.some((job) => job.data.botId === botId);
+    },
+    { ...POLL, message: 'the schedule to wind down' },
+  );
 
 /** Waits out two ticks' worth of time and checks no execution was created meanwhile. */
 async function expectQuiet(botId: string): Promise<void> {
@@ -99,7 +111,10 @@ it('a 1-second schedule creates pending scheduled executions with their executio
   const rows = await atLeast(botId, 3);
   // The first run happens exactly when PUT said it would.
   expect(rows[0]!.scheduledFor!.getTime()).toBe(put.body.nextRunAt);
-  expectOneSeries(rows.map((r) => r.scheduledFor!.getTime()), 1000);
+  expectOneSeries(
+    rows.map((r) => r.scheduledFor!.getTime()),
+    1000,
+  );
   for (const row of rows) {
     expect(row).toMatchObject({ botId, organizationId: org.id, trigger: 'schedule', status: 'pending', params: {} });
     const job = await h.queues.get(executionRun.queue).getJob(row.id);
@@ -107,11 +122,14 @@ it('a 1-second schedule creates pending scheduled executions with their executio
   }
 
   // lastRunAt is the latest tick's slot and nextRunAt the slot after it.
-  await waitUntil(async () => {
-    const latest = (await scheduledExecutions(botId)).at(-1)!.scheduledFor!.getTime();
-    const res = await api.getSchedule(botId);
-    return res.body.lastRunAt === latest && res.body.nextRunAt === latest + 1000 && res.body;
-  }, { ...POLL, message: 'GET to show the latest run' });
+  await waitUntil(
+    async () => {
+      const latest = (await scheduledExecutions(botId)).at(-1)!.scheduledFor!.getTime();
+      const res = await api.getSchedule(botId);
+      return res.body.lastRunAt === latest && res.body.nextRunAt === latest + 1000 && res.body;
+    },
+    { ...POLL, message: 'GET to show the latest run' },
+  );
 
   await api.putSchedule(botId, { interval: 1, active: false });
 });
@@ -177,12 +195,21 @@ it('comes back after Redis loses its keys, once the reconciler runs, without re-
 });
 
 it('two schedulers running together fire each tick once, also when both re-arm after a flush', async () => {
-  const second = await startScheduler({ db: h.db, redisUrl: REDIS_URL, queuePrefix: h.queues.prefix, logger, reconcileIntervalMs: RECONCILE_MS });
+  const second = await startScheduler({
+    db: h.db,
+    redisUrl: REDIS_URL,
+    queuePrefix: h.queues.prefix,
+    logger,
+    reconcileIntervalMs: RECONCILE_MS,
+  });
   try {
     const botId = await api.newBot();
     await api.putSchedule(botId, { interval: 1, active: true });
     const rows = await atLeast(botId, 5, 15_000);
-    expectOneSeries(rows.map((r) => r.scheduledFor!.getTime()), 1000);
+    expectOneSeries(
+      rows.map((r) => r.scheduledFor!.getTime()),
+      1000,
+    );
 
     // Both processes find the scheduler missing and arm it at the same moment.
     await deletePrefixedKeys(h.deps.redis, h.queues.prefix);
@@ -190,12 +217,18 @@ it('two schedulers running together fire each tick once, also when both re-arm a
     await Promise.all([scheduler.reconcileNow(), second.reconcileNow()]);
     // A tick already in flight during the flush may still land with an older slot; the re-armed
     // series is what comes after the flush.
-    const slots = await waitUntil(async () => {
-      const all = (await scheduledExecutions(botId)).map((r) => r.scheduledFor!.getTime());
-      return all.filter((slot) => slot > flushedAt).length >= 4 && all;
-    }, { ...POLL, timeoutMs: 15_000, message: '4 ticks after the flush' });
+    const slots = await waitUntil(
+      async () => {
+        const all = (await scheduledExecutions(botId)).map((r) => r.scheduledFor!.getTime());
+        return all.filter((slot) => slot > flushedAt).length >= 4 && all;
+      },
+      { ...POLL, timeoutMs: 15_000, message: '4 ticks after the flush' },
+    );
     expect(new Set(slots).size).toBe(slots.length);
-    expectOneSeries(slots.filter((slot) => slot > flushedAt), 1000);
+    expectOneSeries(
+      slots.filter((slot) => slot > flushedAt),
+      1000,
+    );
 
     // Per slot exactly one execution, counted in the database itself.
     const perSlot = await countExecutionsPerSlot(h.db, botId);
@@ -207,7 +240,13 @@ it('two schedulers running together fire each tick once, also when both re-arm a
 });
 
 it('stop() returns promptly and is idempotent', async () => {
-  const extra = await startScheduler({ db: h.db, redisUrl: REDIS_URL, queuePrefix: h.queues.prefix, logger, reconcileIntervalMs: RECONCILE_MS });
+  const extra = await startScheduler({
+    db: h.db,
+    redisUrl: REDIS_URL,
+    queuePrefix: h.queues.prefix,
+    logger,
+    reconcileIntervalMs: RECONCILE_MS,
+  });
   const started = Date.now();
   await extra.stop();
   await extra.stop();

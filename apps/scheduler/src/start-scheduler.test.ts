@@ -16,7 +16,13 @@ it('starts and stops within its deadlines while Redis is unreachable, logging in
   try {
     const started = Date.now();
     // Nothing listens on port 1: every connection attempt is refused and retried.
-    const scheduler = await startScheduler({ db, redisUrl: 'redis://127.0.0.1:1', queuePrefix: 'test-unreachable', logger, closeTimeoutMs: 1_000 });
+    const scheduler = await startScheduler({
+      db,
+      redisUrl: 'redis://127.0.0.1:1',
+      queuePrefix: 'test-unreachable',
+      logger,
+      closeTimeoutMs: 1_000,
+    });
     expect(Date.now() - started).toBeLessThan(5_000);
     await scheduler.stop();
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -7,7 +7,14 @@ import {
   type Db,
   type Execution,
 } from '@botfleet/db';
-import { executionRun, nextTickOf, schedulerIdOf, tickSlotOf, type Queues, type ScheduleTickPayload } from '@botfleet/queue';
+import {
+  executionRun,
+  nextTickOf,
+  schedulerIdOf,
+  tickSlotOf,
+  type Queues,
+  type ScheduleTickPayload,
+} from '@botfleet/queue';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { disarmBotSchedule } from './disarm-bot-schedule';
 
@@ -35,14 +42,19 @@ export function createTickProcessor(deps: TickDeps) {
 
   return async function processTick({ botId }: ScheduleTickPayload, job: Job<unknown>): Promise<TickOutcome> {
     const slot = tickSlotOf(job.id, schedulerIdOf(botId));
-    if (slot === null) throw new UnrecoverableError(`schedule.tick ${job.id} did not come from the bot's job scheduler`);
+    if (slot === null)
+      throw new UnrecoverableError(`schedule.tick ${job.id} did not come from the bot's job scheduler`);
     const scheduledFor = new Date(slot);
 
     const bot = await findBotWithSchedule(db, botId);
     if (!bot || bot.status !== 'active' || !bot.schedule?.active) {
       await disarmBotSchedule(deps, botId);
       logger.info(
-        { botId, scheduledFor: slot, reason: !bot ? 'bot deleted' : bot.status !== 'active' ? 'bot paused' : 'schedule inactive' },
+        {
+          botId,
+          scheduledFor: slot,
+          reason: !bot ? 'bot deleted' : bot.status !== 'active' ? 'bot paused' : 'schedule inactive',
+        },
         'schedule tick skipped; job scheduler removed',
       );
       return 'skipped';
@@ -52,7 +64,13 @@ export function createTickProcessor(deps: TickDeps) {
     let execution: Execution;
     let outcome: TickOutcome = 'fired';
     try {
-      execution = await createExecution(db, { botId, organizationId: bot.organizationId, trigger: 'schedule', params: {}, scheduledFor });
+      execution = await createExecution(db, {
+        botId,
+        organizationId: bot.organizationId,
+        trigger: 'schedule',
+        params: {},
+        scheduledFor,
+      });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const existing = await findScheduledExecution(db, botId, scheduledFor);
@@ -67,7 +85,11 @@ export function createTickProcessor(deps: TickDeps) {
 
     const next = (await nextTickOf(queues, botId)) ?? slot + intervalSeconds * 1000;
     await recordScheduledRun(db, { botId, slot: scheduledFor, nextRunAt: new Date(next), intervalSeconds });
-    if (outcome === 'fired') logger.info({ botId, executionId: execution.id, scheduledFor: slot, nextRunAt: next }, 'scheduled execution created');
+    if (outcome === 'fired')
+      logger.info(
+        { botId, executionId: execution.id, scheduledFor: slot, nextRunAt: next },
+        'scheduled execution created',
+      );
     else logger.debug({ botId, executionId: execution.id, scheduledFor: slot }, 'schedule tick already fired');
     return outcome;
   };

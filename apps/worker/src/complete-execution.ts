@@ -28,16 +28,34 @@ export async function completeExecution(
   const { db, logger } = deps;
   const batch = run.session.drain();
   if (outcome.status === 'failed' && outcome.screenshot) {
-    batch.artifacts.push({ id: newArtifactId(), kind: 'failure-screenshot', contentType: 'image/png', data: outcome.screenshot });
+    batch.artifacts.push({
+      id: newArtifactId(),
+      kind: 'failure-screenshot',
+      contentType: 'image/png',
+      data: outcome.screenshot,
+    });
   }
   const data = outcome.status === 'completed' && producedData(outcome.data) ? outcome.data : null;
   const state: ExecutionOutcome =
-    outcome.status === 'completed' ? { status: 'completed', data } : { status: 'failed', error: outcome.error, stepIndex: outcome.stepIndex };
-  const result = await endExecutionAttempt(db, { executionId: run.executionId, botId: run.botId, attempt: run.attempt, outcome: state, progress: batch });
+    outcome.status === 'completed'
+      ? { status: 'completed', data }
+      : { status: 'failed', error: outcome.error, stepIndex: outcome.stepIndex };
+  const result = await endExecutionAttempt(db, {
+    executionId: run.executionId,
+    botId: run.botId,
+    attempt: run.attempt,
+    outcome: state,
+    progress: batch,
+  });
   if (result.deliveryId) {
-    await webhookDeliver.enqueue(deps.queues, { deliveryId: result.deliveryId }, { attempt: 1 }).catch((err: unknown) => {
-      logger.warn({ deliveryId: result.deliveryId, err: (err as Error).message }, 'delivery enqueue failed; the sweeper will pick it up');
-    });
+    await webhookDeliver
+      .enqueue(deps.queues, { deliveryId: result.deliveryId }, { attempt: 1 })
+      .catch((err: unknown) => {
+        logger.warn(
+          { deliveryId: result.deliveryId, err: (err as Error).message },
+          'delivery enqueue failed; the sweeper will pick it up',
+        );
+      });
   }
   return result.finished;
 }

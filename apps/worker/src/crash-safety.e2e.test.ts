@@ -53,7 +53,12 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
   const botId = await h.newBot(
     org,
     { name: 'crash', targetUrl: site.url('/page') },
-    { steps: [{ action: 'waitFor', ms: 4_000 }, { action: 'extract', name: 'title', selector: '#title' }] },
+    {
+      steps: [
+        { action: 'waitFor', ms: 4_000 },
+        { action: 'extract', name: 'title', selector: '#title' },
+      ],
+    },
   );
 
   const doomed = await spawnWorker(h.queues.prefix, org.id);
@@ -63,8 +68,13 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
   const { executionId } = trigger.body;
   const status = async () => (await executionRow(h.db, org.id, executionId)).status;
   await waitUntil(async () => (await status()) === 'running', { timeoutMs: 20_000, message: 'never started running' });
-  await waitUntil(() => processTree(doomed.pid!).some((p) => /chrom/i.test(p.command)), { timeoutMs: 10_000, message: 'no chromium under the worker' });
-  const browserPids = processTree(doomed.pid!).filter((p) => p.pid !== doomed.pid).map((p) => p.pid);
+  await waitUntil(() => processTree(doomed.pid!).some((p) => /chrom/i.test(p.command)), {
+    timeoutMs: 10_000,
+    message: 'no chromium under the worker',
+  });
+  const browserPids = processTree(doomed.pid!)
+    .filter((p) => p.pid !== doomed.pid)
+    .map((p) => p.pid);
   doomed.kill('SIGKILL');
 
   // A live worker's stalled check hands the job on once the dead worker's lock expires.
@@ -81,7 +91,10 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
     sweepOrganizationId: org.id,
   });
   try {
-    await waitUntil(async () => ['completed', 'failed', 'cancelled'].includes(await status()), { timeoutMs: 40_000, message: 'execution never reached a final state' });
+    await waitUntil(async () => ['completed', 'failed', 'cancelled'].includes(await status()), {
+      timeoutMs: 40_000,
+      message: 'execution never reached a final state',
+    });
     const execution = await executionRow(h.db, org.id, executionId);
     expect(execution).toMatchObject({ status: 'completed', attempt: 2, extractedData: { title: 'Still here' } });
     const logs = await listExecutionLogs(h.db, executionId);
@@ -90,10 +103,17 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
     expect(steps.map((s) => s.status)).toEqual(['completed', 'completed']);
 
     // Chromium notices its parent is gone (its pipe closes) and exits: nothing lingers.
-    await waitUntil(() => {
-      const alive = new Set(listProcesses().filter((p) => p.state !== 'Z').map((p) => p.pid));
-      return browserPids.every((pid) => !alive.has(pid));
-    }, { timeoutMs: 15_000, message: 'chromium processes of the killed worker are still alive' });
+    await waitUntil(
+      () => {
+        const alive = new Set(
+          listProcesses()
+            .filter((p) => p.state !== 'Z')
+            .map((p) => p.pid),
+        );
+        return browserPids.every((pid) => !alive.has(pid));
+      },
+      { timeoutMs: 15_000, message: 'chromium processes of the killed worker are still alive' },
+    );
   } finally {
     await survivor.stop();
     await h.close();

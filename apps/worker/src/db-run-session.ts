@@ -52,7 +52,13 @@ export function createDbRunSession(options: {
     log(level, source, message) {
       logCount++;
       if (logCount > MAX_LOG_LINES) {
-        if (logCount === MAX_LOG_LINES + 1) logs.push({ timestamp: Date.now(), level: 'warn', source: 'system', message: `Log limit of ${MAX_LOG_LINES} lines reached; further lines dropped` });
+        if (logCount === MAX_LOG_LINES + 1)
+          logs.push({
+            timestamp: Date.now(),
+            level: 'warn',
+            source: 'system',
+            message: `Log limit of ${MAX_LOG_LINES} lines reached; further lines dropped`,
+          });
         return;
       }
       const text = message.length > MAX_LOG_MESSAGE ? `${message.slice(0, MAX_LOG_MESSAGE)}… (truncated)` : message;

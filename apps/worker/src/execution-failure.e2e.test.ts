@@ -8,7 +8,8 @@ let site: FixtureServer;
 beforeAll(async () => {
   site = await startFixtureServer({
     '/page': '<!doctype html><body><h1 id="title">Hello</h1><button id="go">go</button></body>',
-    '/slow': (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>late</p>'), 1_500),
+    '/slow': (_req, res) =>
+      void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>late</p>'), 1_500),
   });
   h = await createE2eHarness();
 });
@@ -33,7 +34,11 @@ it('fails on a missing selector with the step index and a screenshot behind a si
   expect(execution.status).toBe('failed');
 
   const failure = (await h.get(`/api/v1/executions/${executionId}/failure`)).body;
-  expect(failure).toEqual({ error: expect.stringContaining('#does-not-exist'), screenshotUrl: expect.stringMatching(/^http:\/\/botfleet\.test\/api\/v1\/artifacts\//), stepIndex: 1 });
+  expect(failure).toEqual({
+    error: expect.stringContaining('#does-not-exist'),
+    screenshotUrl: expect.stringMatching(/^http:\/\/botfleet\.test\/api\/v1\/artifacts\//),
+    stepIndex: 1,
+  });
   const steps = (await h.get(`/api/v1/executions/${executionId}/steps`)).body.data;
   expect(steps.map((s: { status: string }) => s.status)).toEqual(['completed', 'failed']);
   expect(steps[1].error).toContain('#does-not-exist');
@@ -41,11 +46,14 @@ it('fails on a missing selector with the step index and a screenshot behind a si
 
   // The signed URL serves the PNG without an API key; any change to it is refused.
   const url = new URL(failure.screenshotUrl);
-  const png = await request(h.api.app).get(url.pathname + url.search).buffer(true).parse((res, done) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => done(null, Buffer.concat(chunks)));
-  });
+  const png = await request(h.api.app)
+    .get(url.pathname + url.search)
+    .buffer(true)
+    .parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    });
   expect(png.status).toBe(200);
   expect(png.headers['content-type']).toBe('image/png');
   expect((png.body as Buffer).subarray(0, 8)).toEqual(PNG_SIGNATURE);
@@ -64,7 +72,10 @@ it('fails a run past capabilities.timeout with an error saying so', async () => 
   const botId = await h.createBot({
     targetUrl: site.url('/page'),
     manifest: { capabilities: { timeout: 1 } },
-    steps: [{ action: 'waitFor', ms: 5_000 }, { action: 'extract', name: 'title', selector: '#title' }],
+    steps: [
+      { action: 'waitFor', ms: 5_000 },
+      { action: 'extract', name: 'title', selector: '#title' },
+    ],
   });
   const started = Date.now();
   const executionId = await h.trigger(botId);
@@ -92,7 +103,10 @@ it('records optional failures as skipped and goes on', async () => {
 });
 
 it('answers extract with 404 before the execution completed, then with the data', async () => {
-  const botId = await h.createBot({ targetUrl: site.url('/slow'), steps: [{ action: 'extract', name: 'p', selector: 'p' }] });
+  const botId = await h.createBot({
+    targetUrl: site.url('/slow'),
+    steps: [{ action: 'extract', name: 'p', selector: 'p' }],
+  });
   const executionId = await h.trigger(botId);
   const early = await h.get(`/api/v1/executions/${executionId}/extract`);
   expect(early.status).toBe(404);
@@ -108,7 +122,9 @@ it('pages through a bot’s executions newest first', async () => {
   const seen: string[] = [];
   let cursor: string | null = null;
   do {
-    const res: request.Response = await h.get(`/api/v1/bots/${botId}/executions?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+    const res: request.Response = await h.get(
+      `/api/v1/bots/${botId}/executions?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     expect(res.status).toBe(200);
     seen.push(...res.body.data.map((e: { id: string }) => e.id));
     cursor = res.body.nextCursor;
@@ -118,21 +134,38 @@ it('pages through a bot’s executions newest first', async () => {
 });
 
 it('cancels a running execution: the run stops and the state stays cancelled', async () => {
-  const botId = await h.createBot({ targetUrl: site.url('/page'), steps: [{ action: 'waitFor', ms: 20_000 }, { action: 'extract', name: 'title', selector: '#title' }] });
+  const botId = await h.createBot({
+    targetUrl: site.url('/page'),
+    steps: [
+      { action: 'waitFor', ms: 20_000 },
+      { action: 'extract', name: 'title', selector: '#title' },
+    ],
+  });
   const executionId = await h.trigger(botId);
-  await waitUntil(async () => (await h.get(`/api/v1/executions/${executionId}`)).body.status === 'running', { timeoutMs: 15_000 });
+  await waitUntil(async () => (await h.get(`/api/v1/executions/${executionId}`)).body.status === 'running', {
+    timeoutMs: 15_000,
+  });
   const cancelled = await request(h.api.app).post(`/api/v1/executions/${executionId}/cancel`).set(h.org.auth('write'));
   expect(cancelled.status).toBe(200);
   expect(cancelled.body.status).toBe('cancelled');
 
   // The worker notices at once (pub/sub) and writes nothing over the cancelled state.
-  await waitUntil(async () => (await h.get(`/api/v1/executions/${executionId}/logs`)).body.data.some((l: { message: string }) => l.message === 'Execution was cancelled'), { timeoutMs: 15_000 });
+  await waitUntil(
+    async () =>
+      (await h.get(`/api/v1/executions/${executionId}/logs`)).body.data.some(
+        (l: { message: string }) => l.message === 'Execution was cancelled',
+      ),
+    { timeoutMs: 15_000 },
+  );
   const after = (await h.get(`/api/v1/executions/${executionId}`)).body;
   expect(after.status).toBe('cancelled');
   expect((await h.get(`/api/v1/executions/${executionId}/extract`)).status).toBe(404);
 
   // The worker is free again.
-  const next = await h.createBot({ targetUrl: site.url('/page'), steps: [{ action: 'extract', name: 'title', selector: '#title' }] });
+  const next = await h.createBot({
+    targetUrl: site.url('/page'),
+    steps: [{ action: 'extract', name: 'title', selector: '#title' }],
+  });
   expect((await h.waitForFinal(await h.trigger(next), 10_000)).status).toBe('completed');
 });
 
@@ -142,5 +175,8 @@ it('treats a run that extracted nothing as completed without data', async () => 
   expect((await h.waitForFinal(executionId)).status).toBe('completed');
   expect((await h.get(`/api/v1/executions/${executionId}/extract`)).status).toBe(404);
   expect((await h.get(`/api/v1/bots/${botId}/latest-extract`)).status).toBe(404);
-  expect((await h.get(`/api/v1/bots/${botId}/latest-execution`)).body).toMatchObject({ id: executionId, status: 'completed' });
+  expect((await h.get(`/api/v1/bots/${botId}/latest-execution`)).body).toMatchObject({
+    id: executionId,
+    status: 'completed',
+  });
 });

@@ -1,7 +1,15 @@
 import type { Logger } from '@botfleet/core';
 import { claimExecution, failUnfinishedExecution, type PrismaClient } from '@botfleet/db';
 import { executionRun, type ExecutionRunPayload, type Queues } from '@botfleet/queue';
-import { executionTimeoutMs, InfrastructureError, runExecution, type AdBlocker, type BrowserHost, type EgressGuard, type ProxyPool } from '@botfleet/runner';
+import {
+  executionTimeoutMs,
+  InfrastructureError,
+  runExecution,
+  type AdBlocker,
+  type BrowserHost,
+  type EgressGuard,
+  type ProxyPool,
+} from '@botfleet/runner';
 import type { Job } from 'bullmq';
 import type { Cancellations } from './cancellations';
 import { completeExecution, type RunOutcome } from './complete-execution';
@@ -55,11 +63,17 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
 
     const timeoutMs = executionTimeoutMs(loaded.manifest.capabilities, deps.defaultTimeoutSeconds);
     const session = createDbRunSession({ db, executionId, params: claimed.params, deadline: Date.now() + timeoutMs });
-    session.log('info', 'system', `Attempt ${claimed.attempt} started: ${loaded.description}, timeout ${timeoutMs / 1000} s`);
+    session.log(
+      'info',
+      'system',
+      `Attempt ${claimed.attempt} started: ${loaded.description}, timeout ${timeoutMs / 1000} s`,
+    );
 
     let flushing: Promise<void> = Promise.resolve();
     const flusher = setInterval(() => {
-      flushing = flushing.then(() => session.flush()).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'progress flush failed'));
+      flushing = flushing
+        .then(() => session.flush())
+        .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'progress flush failed'));
     }, FLUSH_EVERY_MS);
 
     let outcome: RunOutcome;
@@ -84,14 +98,22 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
         log.warn({ err: message }, 'execution attempt failed; BullMQ will retry it');
         throw err;
       }
-      outcome = { status: 'failed', error: `Execution could not run after ${job.attemptsMade + 1} attempt(s): ${message}`, stepIndex: null };
+      outcome = {
+        status: 'failed',
+        error: `Execution could not run after ${job.attemptsMade + 1} attempt(s): ${message}`,
+        stepIndex: null,
+      };
     } finally {
       clearInterval(flusher);
       await flushing;
     }
 
     if (signal.aborted) session.log('info', 'system', 'Execution was cancelled');
-    const finished = await completeExecution(deps, { executionId, botId: claimed.botId, attempt: claimed.attempt, session }, outcome);
+    const finished = await completeExecution(
+      deps,
+      { executionId, botId: claimed.botId, attempt: claimed.attempt, session },
+      outcome,
+    );
     log.info({ status: finished ? outcome.status : 'superseded' }, 'execution finished');
   }
 
@@ -99,7 +121,11 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
 }
 
 /** BullMQ gave up on a job (retries used up, or it stalled too often): never leave the row running. */
-export async function failAbandonedExecution(db: PrismaClient, job: Job<unknown> | undefined, reason: string): Promise<void> {
+export async function failAbandonedExecution(
+  db: PrismaClient,
+  job: Job<unknown> | undefined,
+  reason: string,
+): Promise<void> {
   if (!job || job.name !== executionRun.name) return;
   const payload = executionRun.schema.safeParse(job.data);
   if (!payload.success) return;

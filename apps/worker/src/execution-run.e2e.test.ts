@@ -37,9 +37,11 @@ beforeAll(async () => {
     '/list': LIST_PAGE,
     '/form': FORM_PAGE,
     '/capabilities': CAPABILITIES_PAGE,
-    '/submit': (_req, res, body) => void res.writeHead(200, { 'content-type': 'text/html' }).end(`<p id="got">${body}</p>`),
+    '/submit': (_req, res, body) =>
+      void res.writeHead(200, { 'content-type': 'text/html' }).end(`<p id="got">${body}</p>`),
     '/ads': `<!doctype html><body><h1 id="t">ads</h1><script src="http://doubleclick.net/tag.js"></script></body>`,
-    '/tag.js': (_req, res) => void res.writeHead(200, { 'content-type': 'application/javascript' }).end('window.adLoaded = true;'),
+    '/tag.js': (_req, res) =>
+      void res.writeHead(200, { 'content-type': 'application/javascript' }).end('window.adLoaded = true;'),
   });
   proxy = await startTestProxy();
   h = await createE2eHarness({
@@ -60,7 +62,13 @@ it('runs an extraction bot and exposes data, step outputs, logs, latest-executio
     steps: [
       { action: 'extract', name: 'title', selector: '#title' },
       { action: 'extract', name: 'link', selector: '#more', attribute: 'href' },
-      { action: 'extract', name: 'items', selector: '.item', multiple: true, fields: { name: { selector: '.name' }, cents: { selector: '.price', attribute: 'data-cents' } } },
+      {
+        action: 'extract',
+        name: 'items',
+        selector: '.item',
+        multiple: true,
+        fields: { name: { selector: '.name' }, cents: { selector: '.price', attribute: 'data-cents' } },
+      },
       { action: 'extract', name: 'names', selector: '.item .name', multiple: true },
     ],
   });
@@ -89,20 +97,40 @@ it('runs an extraction bot and exposes data, step outputs, logs, latest-executio
     [2, 'extract', 'completed'],
     [3, 'extract', 'completed'],
   ]);
-  expect(steps[0]).toEqual({ index: 0, action: 'extract', status: 'completed', data: 'Winter sale', error: null, startedAt: expect.any(Number), duration: expect.any(Number) });
+  expect(steps[0]).toEqual({
+    index: 0,
+    action: 'extract',
+    status: 'completed',
+    data: 'Winter sale',
+    error: null,
+    startedAt: expect.any(Number),
+    duration: expect.any(Number),
+  });
   const one = await h.get(`/api/v1/executions/${executionId}/steps/2`);
   expect(one.body.data).toEqual(data.items);
   expect((await h.get(`/api/v1/executions/${executionId}/steps/9`)).status).toBe(404);
 
   const logs = (await h.get(`/api/v1/executions/${executionId}/logs`)).body.data;
   expect(logs.length).toBeGreaterThan(1);
-  expect(logs[0]).toEqual({ timestamp: expect.any(Number), level: 'info', source: 'system', message: expect.stringContaining('Attempt 1 started') });
+  expect(logs[0]).toEqual({
+    timestamp: expect.any(Number),
+    level: 'info',
+    source: 'system',
+    message: expect.stringContaining('Attempt 1 started'),
+  });
   expect(logs.some((l: { source: string }) => l.source === 'runner')).toBe(true);
   const stamps = logs.map((l: { timestamp: number }) => l.timestamp);
   expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
 
-  expect((await h.get(`/api/v1/bots/${botId}/latest-execution`)).body).toMatchObject({ id: executionId, status: 'completed' });
-  expect((await h.get(`/api/v1/bots/${botId}/latest-extract`)).body).toEqual({ executionId, completedAt: execution.completedAt, data });
+  expect((await h.get(`/api/v1/bots/${botId}/latest-execution`)).body).toMatchObject({
+    id: executionId,
+    status: 'completed',
+  });
+  expect((await h.get(`/api/v1/bots/${botId}/latest-extract`)).body).toEqual({
+    executionId,
+    completedAt: execution.completedAt,
+    data,
+  });
   expect((await h.get(`/api/v1/executions/${executionId}/failure`)).status).toBe(404);
 });
 
@@ -110,7 +138,12 @@ it('fills an action bot’s params into the page', async () => {
   const botId = await h.createBot({
     targetUrl: site.url('/form'),
     kind: 'action',
-    manifest: { parameters: [{ name: 'query', type: 'string', required: true }, { name: 'size', type: 'string' }] },
+    manifest: {
+      parameters: [
+        { name: 'query', type: 'string', required: true },
+        { name: 'size', type: 'string' },
+      ],
+    },
     steps: [
       { action: 'fill', selector: '#q', value: 'find {{params.query}}!' },
       { action: 'select', selector: '#size', value: '{{params.size}}' },
@@ -121,10 +154,15 @@ it('fills an action bot’s params into the page', async () => {
     ],
   });
   const executionId = await h.trigger(botId, { query: 'red boots', size: 'L' });
-  expect(await h.waitForFinal(executionId)).toMatchObject({ status: 'completed', params: { query: 'red boots', size: 'L' } });
+  expect(await h.waitForFinal(executionId)).toMatchObject({
+    status: 'completed',
+    params: { query: 'red boots', size: 'L' },
+  });
   const submitted = site.requests.find((r) => r.path === '/submit');
   expect(new URLSearchParams(submitted!.body).get('q')).toBe('find red boots!');
-  expect((await h.get(`/api/v1/executions/${executionId}/extract`)).body.data.echo).toBe('q=find+red+boots%21&size=L&gift=on');
+  expect((await h.get(`/api/v1/executions/${executionId}/extract`)).body.data.echo).toBe(
+    'q=find+red+boots%21&size=L&gift=on',
+  );
 });
 
 it('applies every browser capability inside the page', async () => {
@@ -163,18 +201,26 @@ it('routes through the proxy pool when capabilities.proxy is on', async () => {
   });
   const executionId = await h.trigger(botId);
   expect((await h.waitForFinal(executionId)).status).toBe('completed');
-  expect((await h.get(`/api/v1/executions/${executionId}/extract`)).body.data.via).toBe('served by test proxy for http://proxied.botfleet.test/page');
+  expect((await h.get(`/api/v1/executions/${executionId}/extract`)).body.data.via).toBe(
+    'served by test proxy for http://proxied.botfleet.test/page',
+  );
   expect(proxy.requests.map((r) => r.url)).toContain('http://proxied.botfleet.test/page');
 });
 
 it('blocks ad requests with adBlocking and lets them through without it', async () => {
   const adHits = () => site.requests.filter((r) => r.path === '/tag.js' && r.host.startsWith('doubleclick.net')).length;
   const steps = [{ action: 'extract', name: 't', selector: '#t' }];
-  const blocked = await h.createBot({ targetUrl: site.url('/ads'), manifest: { capabilities: { adBlocking: true } }, steps });
+  const blocked = await h.createBot({
+    targetUrl: site.url('/ads'),
+    manifest: { capabilities: { adBlocking: true } },
+    steps,
+  });
   const blockedRun = await h.trigger(blocked);
   expect((await h.waitForFinal(blockedRun)).status).toBe('completed');
   expect(adHits()).toBe(0);
-  const logs = (await h.get(`/api/v1/executions/${blockedRun}/logs`)).body.data.map((l: { message: string }) => l.message);
+  const logs = (await h.get(`/api/v1/executions/${blockedRun}/logs`)).body.data.map(
+    (l: { message: string }) => l.message,
+  );
   expect(logs).toContain('Blocked 1 ad and tracker requests');
 
   const open = await h.createBot({ targetUrl: site.url('/ads'), steps });

@@ -21,7 +21,10 @@ afterAll(async () => {
 
 async function runScript(source: string, capabilities: object = {}) {
   const botId = await h.createBot({ targetUrl: site.url('/page'), manifest: { capabilities } });
-  const created = await request(h.api.app).post(`/api/v1/bots/${botId}/scripts`).set(h.org.auth('write')).send({ name: 'test', source, active: true });
+  const created = await request(h.api.app)
+    .post(`/api/v1/bots/${botId}/scripts`)
+    .set(h.org.auth('write'))
+    .send({ name: 'test', source, active: true });
   expect(created.status).toBe(201);
   const executionId = await h.trigger(botId);
   const execution = await h.waitForFinal(executionId, 45_000);
@@ -32,11 +35,27 @@ describe('handwritten scripts', () => {
   it.each([
     ['reads process.env', 'export default async () => process.env.DATABASE_URL;', /process/],
     ['requires fs', "export default async () => require('fs').readFileSync('/etc/passwd', 'utf8');", /require/],
-    ['requires child_process', "export default async () => require('child_process').execSync('id').toString();", /require/],
-    ['imports a host module', "import fs from 'fs';\nexport default async () => fs.readFileSync('/etc/passwd', 'utf8');", /fs|module|import/i],
-    ['escapes through constructors', "export default async ({ page }) => page.constructor.constructor('return process')().env;", /process|not defined|undefined/i],
+    [
+      'requires child_process',
+      "export default async () => require('child_process').execSync('id').toString();",
+      /require/,
+    ],
+    [
+      'imports a host module',
+      "import fs from 'fs';\nexport default async () => fs.readFileSync('/etc/passwd', 'utf8');",
+      /fs|module|import/i,
+    ],
+    [
+      'escapes through constructors',
+      "export default async ({ page }) => page.constructor.constructor('return process')().env;",
+      /process|not defined|undefined/i,
+    ],
     ['loops forever', 'export default async () => { while (true) {} };', /timed out/],
-    ['allocates without bound', 'export default async () => { const a = []; for (;;) a.push(new Array(100000).fill(1)); };', /memory/],
+    [
+      'allocates without bound',
+      'export default async () => { const a = []; for (;;) a.push(new Array(100000).fill(1)); };',
+      /memory/,
+    ],
     ['throws', "export default async () => { throw new Error('boom from the script'); };", /boom from the script/],
   ])('a script that %s fails with a clear error and leaves the worker healthy', async (label, source, message) => {
     // Only the endless loop should meet the run's time limit; the rest must fail for their own
@@ -59,13 +78,24 @@ describe('handwritten scripts', () => {
     };`;
     const { executionId, execution } = await runScript(source);
     expect(execution.status).toBe('completed');
-    expect((await h.get(`/api/v1/executions/${executionId}/extract`)).body).toEqual({ data: { title: 'Catalogue', items: ['A', 'B', 'C'] } });
+    expect((await h.get(`/api/v1/executions/${executionId}/extract`)).body).toEqual({
+      data: { title: 'Catalogue', items: ['A', 'B', 'C'] },
+    });
     const steps = (await h.get(`/api/v1/executions/${executionId}/steps`)).body.data;
-    expect(steps.map((s: { index: number; action: string; status: string; data: unknown }) => [s.index, s.action, s.status, s.data])).toEqual([
+    expect(
+      steps.map((s: { index: number; action: string; status: string; data: unknown }) => [
+        s.index,
+        s.action,
+        s.status,
+        s.data,
+      ]),
+    ).toEqual([
       [0, 'title', 'completed', 'Catalogue'],
       [1, 'items', 'completed', ['A', 'B', 'C']],
     ]);
-    const logs = (await h.get(`/api/v1/executions/${executionId}/logs`)).body.data.filter((l: { source: string }) => l.source === 'script');
+    const logs = (await h.get(`/api/v1/executions/${executionId}/logs`)).body.data.filter(
+      (l: { source: string }) => l.source === 'script',
+    );
     expect(logs.map((l: { level: string; message: string }) => [l.level, l.message])).toEqual([
       ['info', 'starting'],
       ['warn', 'found 3'],
@@ -79,16 +109,32 @@ it('the generated script of a bot extracts the same data as its steps', async ()
     { action: 'click', selector: '#missing-banner', optional: true, timeout: 300 },
     { action: 'extract', name: 'title', selector: '#title' },
     { action: 'extract', name: 'typed', selector: '#q', attribute: 'id' },
-    { action: 'extract', name: 'rows', selector: '.item', multiple: true, fields: { name: { selector: 'b' }, price: { selector: 'i', attribute: 'data-p' } } },
+    {
+      action: 'extract',
+      name: 'rows',
+      selector: '.item',
+      multiple: true,
+      fields: { name: { selector: 'b' }, price: { selector: 'i', attribute: 'data-p' } },
+    },
     { action: 'extract', name: 'names', selector: '.item b', multiple: true },
   ];
-  const botId = await h.createBot({ targetUrl: site.url('/page'), kind: 'action', manifest: { parameters: [{ name: 'q', type: 'string' }] }, steps });
+  const botId = await h.createBot({
+    targetUrl: site.url('/page'),
+    kind: 'action',
+    manifest: { parameters: [{ name: 'q', type: 'string' }] },
+    steps,
+  });
   const byStepsId = await h.trigger(botId, { q: '1' });
   expect(await h.waitForFinal(byStepsId)).toMatchObject({ status: 'completed' });
   const byStepsData = (await h.get(`/api/v1/executions/${byStepsId}/extract`)).body.data;
 
-  const generated = (await h.get(`/api/v1/bots/${botId}/scripts`)).body.data.find((s: { origin: string }) => s.origin === 'generated');
-  await request(h.api.app).post(`/api/v1/bots/${botId}/scripts`).set(h.org.auth('write')).send({ name: 'copy', source: generated.source, active: true });
+  const generated = (await h.get(`/api/v1/bots/${botId}/scripts`)).body.data.find(
+    (s: { origin: string }) => s.origin === 'generated',
+  );
+  await request(h.api.app)
+    .post(`/api/v1/bots/${botId}/scripts`)
+    .set(h.org.auth('write'))
+    .send({ name: 'copy', source: generated.source, active: true });
   const byScriptId = await h.trigger(botId, { q: '1' });
   expect(await h.waitForFinal(byScriptId)).toMatchObject({ status: 'completed' });
   const byScriptData = (await h.get(`/api/v1/executions/${byScriptId}/extract`)).body.data;
@@ -96,7 +142,11 @@ it('the generated script of a bot extracts the same data as its steps', async ()
   expect(byStepsData).toEqual({
     title: 'Catalogue',
     typed: 'q',
-    rows: [{ name: 'A', price: '1' }, { name: 'B', price: '2' }, { name: 'C', price: null }],
+    rows: [
+      { name: 'A', price: '1' },
+      { name: 'B', price: '2' },
+      { name: 'C', price: null },
+    ],
     names: ['A', 'B', 'C'],
   });
   expect(byScriptData).toEqual(byStepsData);

@@ -19,7 +19,12 @@ export interface SweepOptions {
  * whose job is missing (the enqueue failed, Redis was flushed) are enqueued again; running ones
  * whose job is gone or finished (their worker died and the job cannot come back) are failed.
  */
-export async function sweepExecutions(db: PrismaClient, queues: Queues, logger: Logger, options: SweepOptions): Promise<{ enqueued: number; failed: number }> {
+export async function sweepExecutions(
+  db: PrismaClient,
+  queues: Queues,
+  logger: Logger,
+  options: SweepOptions,
+): Promise<{ enqueued: number; failed: number }> {
   const before = new Date(Date.now() - options.pendingGraceMs);
   const rows = await listStaleUnfinishedExecutions(db, before, options.batchSize ?? 500, options.organizationId);
   const queue = queues.get(executionRun.queue);
@@ -35,7 +40,8 @@ export async function sweepExecutions(db: PrismaClient, queues: Queues, logger: 
     } else if (state === 'missing' || state === 'unknown' || state === 'completed' || state === 'failed') {
       // A running row without a live job, or a pending one whose job already ended: no worker
       // will ever finish it.
-      if (await failUnfinishedExecution(db, row.id, 'Execution was lost by its worker and could not be recovered')) failed++;
+      if (await failUnfinishedExecution(db, row.id, 'Execution was lost by its worker and could not be recovered'))
+        failed++;
     }
   }
   if (enqueued + failed > 0) logger.info({ enqueued, failed }, 'execution sweep repaired rows');

@@ -54,8 +54,16 @@ it('delivers a completed execution’s data, narrowed by dataPath and signed, to
   };
   expect(new Webhook(secret).verify(received.body, headers)).toBe('b');
 
-  await waitUntil(async () => (await h.get(`/api/v1/executions/${executionId}/deliveries`)).body.data[0]?.status === 'succeeded', { timeoutMs: 10_000 });
+  await waitUntil(
+    async () => (await h.get(`/api/v1/executions/${executionId}/deliveries`)).body.data[0]?.status === 'succeeded',
+    { timeoutMs: 10_000 },
+  );
   const [row] = (await h.get(`/api/v1/executions/${executionId}/deliveries`)).body.data;
-  expect(row).toMatchObject({ id: headers['webhook-id'], status: 'succeeded', attemptCount: 1, attempts: [{ number: 1, statusCode: 204, error: null }] });
+  expect(row).toMatchObject({
+    id: headers['webhook-id'],
+    status: 'succeeded',
+    attemptCount: 1,
+    attempts: [{ number: 1, statusCode: 204, error: null }],
+  });
   expect(JSON.stringify(row)).not.toContain(secret);
 });

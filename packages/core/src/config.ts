@@ -9,7 +9,12 @@ const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const commaList = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+const commaList = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -36,14 +41,21 @@ const EnvSchema = z.object({
     .default(DEFAULT_RETRY_DELAYS_MS),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   EXECUTION_LOCK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
   STALLED_CHECK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
   SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   SCREENSHOT_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('botfleet'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('botfleet'),
   DATA_DIR: z.string().min(1).default('.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

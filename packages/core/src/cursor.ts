@@ -29,7 +29,8 @@ export function parseCursor(value: string): KeysetCursor | null {
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) return null;
   const [createdAt, id] = parsed as unknown[];
-  if (typeof createdAt !== 'number' || !Number.isSafeInteger(createdAt) || createdAt < 0 || createdAt > MAX_DATE_MS) return null;
+  if (typeof createdAt !== 'number' || !Number.isSafeInteger(createdAt) || createdAt < 0 || createdAt > MAX_DATE_MS)
+    return null;
   if (typeof id !== 'string' || !isAnyId(id)) return null;
   return { createdAt, id };
 }

@@ -9,11 +9,16 @@ describe('ids', () => {
     expect(isAnyId(first)).toBe(true);
   });
 
-  it.each(['bot_', 'bot_doesnotexist', `${newId('bot')}x`, newId('bot').toUpperCase(), `${newId('bot').slice(0, -1)}\u0000`, `${newId('bot').slice(0, -1)}u`, "bot_' OR 1=1 --"])(
-    'refuses %j',
-    (value) => {
-      expect(isIdOf('bot', value)).toBe(false);
-      expect(isAnyId(value)).toBe(false);
-    },
-  );
+  it.each([
+    'bot_',
+    'bot_doesnotexist',
+    `${newId('bot')}x`,
+    newId('bot').toUpperCase(),
+    `${newId('bot').slice(0, -1)}\u0000`,
+    `${newId('bot').slice(0, -1)}u`,
+    "bot_' OR 1=1 --",
+  ])('refuses %j', (value) => {
+    expect(isIdOf('bot', value)).toBe(false);
+    expect(isAnyId(value)).toBe(false);
+  });
 });

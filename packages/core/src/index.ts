@@ -11,7 +11,13 @@ export * from './schemas/steps';
 export * from './steps/define-step-action';
 export type * from './steps/step-page';
 export type * from './steps/script-writer';
-export { STEP_ACTIONS, findStepAction, stepActionOf, describeStep, type AnyStepActionDefinition } from './steps/registry';
+export {
+  STEP_ACTIONS,
+  findStepAction,
+  stepActionOf,
+  describeStep,
+  type AnyStepActionDefinition,
+} from './steps/registry';
 export { NAVIGATION_WAIT_UNTIL } from './steps/actions/goto';
 export * from './schemas/params';
 export * from './schemas/execution';

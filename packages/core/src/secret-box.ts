@@ -28,10 +28,7 @@ export function createSecretBox(key: Buffer): SecretBox {
       }
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([
-        decipher.update(Buffer.from(ciphertext, 'base64url')),
-        decipher.final(),
-      ]).toString('utf8');
+      return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
     },
   };
 }

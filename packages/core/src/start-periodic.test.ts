@@ -42,7 +42,7 @@ it('runs one pass at a time: the timer and runNow join the pass in flight', asyn
   await joined;
   expect(passes.running).toBe(0);
   // Passes go on, each once the one before it has ended.
-  for (const deadline = Date.now() + 2_000; passes.started < 3 && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 2_000; passes.started < 3 && Date.now() < deadline;) {
     await sleep(5);
     passes.endAll();
   }
@@ -56,7 +56,7 @@ it('waits one interval for the first pass unless runAtStart', async () => {
   const startedAt = Date.now();
   const task = startPeriodic({ name: 'test pass', intervalMs: 50, logger: silent }, passes.pass);
   expect(passes.started).toBe(0);
-  for (const deadline = Date.now() + 2_000; passes.started === 0 && Date.now() < deadline; ) await sleep(5);
+  for (const deadline = Date.now() + 2_000; passes.started === 0 && Date.now() < deadline;) await sleep(5);
   expect(passes.started).toBe(1);
   expect(Date.now() - startedAt).toBeGreaterThanOrEqual(45);
   passes.endAll();
@@ -92,11 +92,14 @@ it('logs a failed pass and keeps going', async () => {
     },
   });
   let calls = 0;
-  const task = startPeriodic({ name: 'flaky pass', intervalMs: 5, runAtStart: true, logger: pino({ level: 'info' }, sink) }, async () => {
-    calls++;
-    if (calls === 1) throw new Error('database away');
-  });
-  for (const deadline = Date.now() + 2_000; calls < 3 && Date.now() < deadline; ) await sleep(5);
+  const task = startPeriodic(
+    { name: 'flaky pass', intervalMs: 5, runAtStart: true, logger: pino({ level: 'info' }, sink) },
+    async () => {
+      calls++;
+      if (calls === 1) throw new Error('database away');
+    },
+  );
+  for (const deadline = Date.now() + 2_000; calls < 3 && Date.now() < deadline;) await sleep(5);
   await task.stop();
   expect(calls).toBeGreaterThanOrEqual(3);
   expect(lines).toEqual([expect.objectContaining({ level: 40, msg: 'flaky pass failed', err: 'database away' })]);

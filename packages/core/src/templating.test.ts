@@ -12,6 +12,9 @@ describe('templating', () => {
   });
 
   it('fills nested structures', () => {
-    expect(fillTemplates({ a: ['{{params.x}}', 1], b: { c: '{{params.x}}' } }, { x: 'y' })).toEqual({ a: ['y', 1], b: { c: 'y' } });
+    expect(fillTemplates({ a: ['{{params.x}}', 1], b: { c: '{{params.x}}' } }, { x: 'y' })).toEqual({
+      a: ['y', 1],
+      b: { c: 'y' },
+    });
   });
 });

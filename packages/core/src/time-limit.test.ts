@@ -6,7 +6,9 @@ describe('time limits', () => {
   it('withTimeout passes a result through and rejects at the deadline with the given error', async () => {
     expect(await withTimeout(Promise.resolve(7), 1_000, 'late')).toBe(7);
     await expect(withTimeout(new Promise(() => undefined), 10, 'late')).rejects.toThrow('late');
-    await expect(withTimeout(new Promise(() => undefined), 10, () => new Custom('mine'))).rejects.toBeInstanceOf(Custom);
+    await expect(withTimeout(new Promise(() => undefined), 10, () => new Custom('mine'))).rejects.toBeInstanceOf(
+      Custom,
+    );
   });
 
   it('settlesWithin counts a rejection as settled and a hang as not', async () => {

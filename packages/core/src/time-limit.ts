@@ -14,7 +14,13 @@ export async function settlesWithin(work: Promise<unknown>, ms: number): Promise
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([work.then(() => true, () => true), deadline]);
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      deadline,
+    ]);
   } finally {
     clearTimeout(timer);
   }

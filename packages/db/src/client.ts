@@ -1,5 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaClient, Prisma } from './generated/prisma/client';
+import { PrismaClient, type Prisma } from './generated/prisma/client';
 
 export { PrismaClient };
 

@@ -76,11 +76,35 @@ test("creates _prisma_migrations with Prisma's exact columns", async () => {
   expect(columns.rows).toEqual([
     { column_name: 'id', data_type: 'character varying', length: 36, is_nullable: 'NO', column_default: null },
     { column_name: 'checksum', data_type: 'character varying', length: 64, is_nullable: 'NO', column_default: null },
-    { column_name: 'finished_at', data_type: 'timestamp with time zone', length: null, is_nullable: 'YES', column_default: null },
-    { column_name: 'migration_name', data_type: 'character varying', length: 255, is_nullable: 'NO', column_default: null },
+    {
+      column_name: 'finished_at',
+      data_type: 'timestamp with time zone',
+      length: null,
+      is_nullable: 'YES',
+      column_default: null,
+    },
+    {
+      column_name: 'migration_name',
+      data_type: 'character varying',
+      length: 255,
+      is_nullable: 'NO',
+      column_default: null,
+    },
     { column_name: 'logs', data_type: 'text', length: null, is_nullable: 'YES', column_default: null },
-    { column_name: 'rolled_back_at', data_type: 'timestamp with time zone', length: null, is_nullable: 'YES', column_default: null },
-    { column_name: 'started_at', data_type: 'timestamp with time zone', length: null, is_nullable: 'NO', column_default: 'now()' },
+    {
+      column_name: 'rolled_back_at',
+      data_type: 'timestamp with time zone',
+      length: null,
+      is_nullable: 'YES',
+      column_default: null,
+    },
+    {
+      column_name: 'started_at',
+      data_type: 'timestamp with time zone',
+      length: null,
+      is_nullable: 'NO',
+      column_default: 'now()',
+    },
     { column_name: 'applied_steps_count', data_type: 'integer', length: null, is_nullable: 'NO', column_default: '0' },
   ]);
   const pk = await client.query(
@@ -105,14 +129,17 @@ test('two concurrent runs both succeed and the migration is applied once', async
   try {
     await holder.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATION_LOCK_KEY]);
     const runs = Promise.all([migrate(db.url, { migrationsDir }), migrate(db.url, { migrationsDir })]);
-    await waitUntil(async () => {
-      const waiting = await holder.query(
-        `SELECT count(*)::int AS n FROM pg_locks
+    await waitUntil(
+      async () => {
+        const waiting = await holder.query(
+          `SELECT count(*)::int AS n FROM pg_locks
           WHERE locktype = 'advisory' AND NOT granted AND objid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-        [PRISMA_MIGRATION_LOCK_KEY],
-      );
-      return waiting.rows[0].n === 2;
-    }, { timeoutMs: 10_000, message: 'both migrations to wait on the lock' });
+          [PRISMA_MIGRATION_LOCK_KEY],
+        );
+        return waiting.rows[0].n === 2;
+      },
+      { timeoutMs: 10_000, message: 'both migrations to wait on the lock' },
+    );
     await holder.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATION_LOCK_KEY]);
 
     const results = await runs;

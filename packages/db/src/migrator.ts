@@ -26,7 +26,7 @@ export interface MigrateOptions {
 
 const silentInfoLogger: MigrationLogger = {
   info: () => undefined,
-  warn: (message) => console.warn(message),
+  warn: (message) => process.stderr.write(`${message}\n`),
 };
 
 /**
@@ -60,7 +60,9 @@ async function applyPending(client: ClientBase, files: MigrationFile[], logger: 
   await ensureMigrationsTable(client);
   const rows = await listMigrationRows(client);
   refuseIfFailed(rows);
-  const applied = new Map(rows.filter((row) => row.finishedAt !== null && row.rolledBackAt === null).map((row) => [row.migrationName, row]));
+  const applied = new Map(
+    rows.filter((row) => row.finishedAt !== null && row.rolledBackAt === null).map((row) => [row.migrationName, row]),
+  );
   warnAboutDrift(files, applied, logger);
 
   const appliedNow: string[] = [];

@@ -38,8 +38,14 @@ export function consume<Schema extends PayloadSchema, Result>(
   processor: PayloadProcessor<z.output<Schema>, Result>,
 ): Worker<unknown, Result> {
   const { logger, ...workerOptions } = options;
-  const worker = new Worker<unknown, Result>(definition.queue, processorFor(definition, processor, logger), workerOptions);
+  const worker = new Worker<unknown, Result>(
+    definition.queue,
+    processorFor(definition, processor, logger),
+    workerOptions,
+  );
   // An unhandled 'error' event would crash the process; Redis blips are logged and retried.
-  worker.on('error', (err) => logger.error({ err: err.message, queue: definition.queue }, `${definition.name} consumer error`));
+  worker.on('error', (err) =>
+    logger.error({ err: err.message, queue: definition.queue }, `${definition.name} consumer error`),
+  );
   return worker;
 }

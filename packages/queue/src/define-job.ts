@@ -35,8 +35,12 @@ export interface JobDefinition<Name extends string, QueueName extends string, Sc
 }
 
 /** A declared job that producers add themselves (rather than a BullMQ job scheduler). */
-export interface EnqueueableJob<Name extends string, QueueName extends string, Schema extends PayloadSchema, Key = void>
-  extends JobDefinition<Name, QueueName, Schema> {
+export interface EnqueueableJob<
+  Name extends string,
+  QueueName extends string,
+  Schema extends PayloadSchema,
+  Key = void,
+> extends JobDefinition<Name, QueueName, Schema> {
   /** The id the declaration's rule gives this payload's job (to look the job up in its queue). */
   jobIdOf(payload: z.input<Schema>, ...key: JobIdArgs<Key>): string;
   /** Parses the payload (a bad one throws before anything reaches Redis) and adds the job. */
@@ -57,8 +61,16 @@ function assertJobId(jobId: string): void {
  */
 
 /** Declares a job with several jobs per row, told apart by a key (e.g. the attempt number). */
-export function defineJob<Name extends string, QueueName extends string, Schema extends PayloadSchema, KeySchema extends z.ZodType<object>>(
-  spec: JobSpec<Name, QueueName, Schema> & { idKey: KeySchema; jobId: (payload: z.output<Schema>, key: z.output<KeySchema>) => string },
+export function defineJob<
+  Name extends string,
+  QueueName extends string,
+  Schema extends PayloadSchema,
+  KeySchema extends z.ZodType<object>,
+>(
+  spec: JobSpec<Name, QueueName, Schema> & {
+    idKey: KeySchema;
+    jobId: (payload: z.output<Schema>, key: z.output<KeySchema>) => string;
+  },
 ): EnqueueableJob<Name, QueueName, Schema, z.input<KeySchema>>;
 /** Declares a job with one job per row. */
 export function defineJob<Name extends string, QueueName extends string, Schema extends PayloadSchema>(
@@ -69,7 +81,10 @@ export function defineJob<Name extends string, QueueName extends string, Schema 
   spec: JobSpec<Name, QueueName, Schema>,
 ): JobDefinition<Name, QueueName, Schema>;
 export function defineJob<Name extends string, QueueName extends string, Schema extends PayloadSchema>(
-  spec: JobSpec<Name, QueueName, Schema> & { idKey?: z.ZodType<object>; jobId?: (payload: z.output<Schema>, key: object) => string },
+  spec: JobSpec<Name, QueueName, Schema> & {
+    idKey?: z.ZodType<object>;
+    jobId?: (payload: z.output<Schema>, key: object) => string;
+  },
 ): JobDefinition<Name, QueueName, Schema> | EnqueueableJob<Name, QueueName, Schema, object> {
   const definition: JobDefinition<Name, QueueName, Schema> = Object.freeze({
     name: spec.name,

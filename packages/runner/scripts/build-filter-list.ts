@@ -28,12 +28,26 @@ const BLOCKED_CATEGORIES = new Set(['ad', 'analytics']);
  * must still work with adBlocking on.
  */
 const EXCLUDED_DOMAINS = new Set([
-  'aol.com', 'aol.net', 'aol.co.uk', 'apple.com', 'bing.com', 'ebay.com', 'line.me', 'microsoft.com',
-  'msn.com', 'quora.com', 'salesforce.com', 'snapchat.com', 'www.linkedin.com', 'yahoo.com', 'yahoo.net',
+  'aol.com',
+  'aol.net',
+  'aol.co.uk',
+  'apple.com',
+  'bing.com',
+  'ebay.com',
+  'line.me',
+  'microsoft.com',
+  'msn.com',
+  'quora.com',
+  'salesforce.com',
+  'snapchat.com',
+  'www.linkedin.com',
+  'yahoo.com',
+  'yahoo.net',
 ]);
 
 const packageDir = path.dirname(require.resolve('third-party-web/package.json'));
-const version = (JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;
+const version = (JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string })
+  .version;
 const entities = JSON.parse(readFileSync(path.join(packageDir, 'dist', 'entities-nostats.json'), 'utf8')) as Entity[];
 
 const domains = new Set<string>();

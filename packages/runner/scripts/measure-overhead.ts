@@ -34,7 +34,9 @@ async function measure(scenarios: Scenario[]): Promise<void> {
     const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
     const median = sorted[Math.floor(sorted.length / 2)]!;
     const p90 = sorted[Math.floor(sorted.length * 0.9)]!;
-    console.log(`${label.padEnd(44)} mean ${mean.toFixed(0).padStart(4)} ms  median ${median.toFixed(0).padStart(4)} ms  p90 ${p90.toFixed(0).padStart(4)} ms`);
+    console.log(
+      `${label.padEnd(44)} mean ${mean.toFixed(0).padStart(4)} ms  median ${median.toFixed(0).padStart(4)} ms  p90 ${p90.toFixed(0).padStart(4)} ms`,
+    );
   }
 }
 
@@ -43,7 +45,13 @@ async function main(): Promise<void> {
   const host = createBrowserHost({ executablePath: resolveChromiumPath({ explicitPath: process.env.CHROMIUM_PATH }) });
   const browser = await host.getBrowser();
   const steps = indexSteps([
-    { action: 'extract', name: 'items', selector: 'li', multiple: true, fields: { name: { selector: 'b' }, n: { selector: 'i' } } },
+    {
+      action: 'extract',
+      name: 'items',
+      selector: 'li',
+      multiple: true,
+      fields: { name: { selector: 'b' }, n: { selector: 'i' } },
+    },
   ]);
   const execute = async (program: Parameters<typeof runExecution>[0]['program'], adBlocking = false) => {
     const outcome = await runExecution({
@@ -63,7 +71,11 @@ async function main(): Promise<void> {
     const page = await context.newPage();
     await page.goto(server.url('/'), { waitUntil });
     if (extract) {
-      await page.locator('li').evaluateAll((els) => els.map((el) => [el.querySelector('b')?.textContent, el.querySelector('i')?.textContent]));
+      await page
+        .locator('li')
+        .evaluateAll((els) =>
+          els.map((el) => [el.querySelector('b')?.textContent, el.querySelector('i')?.textContent]),
+        );
     }
     await context.close();
   };

@@ -15,7 +15,13 @@ describe('the shipped filter list', () => {
     expect(text).toContain('MIT');
     const blocker = loadAdBlocker();
     expect(blocker.size).toBeGreaterThan(1000);
-    for (const host of ['stats.g.doubleclick.net', 'www.google-analytics.com', TRACKER_HOST, 'ib.adnxs.com', 'script.hotjar.com']) {
+    for (const host of [
+      'stats.g.doubleclick.net',
+      'www.google-analytics.com',
+      TRACKER_HOST,
+      'ib.adnxs.com',
+      'script.hotjar.com',
+    ]) {
       expect([host, blocker.isBlockedHost(host)]).toEqual([host, true]);
     }
     for (const host of ['www.microsoft.com', 'example.com', 'www.wikipedia.org', '127.0.0.1']) {
@@ -47,7 +53,8 @@ describe('ad blocking in the browser', () => {
   const fixture = useBrowserFixture({
     routes: {
       '/': `<!doctype html><h1>News</h1><script src="http://${TRACKER_HOST}/js/ld/publishertag.js"></script>`,
-      '/js/ld/publishertag.js': (_req, res) => void res.writeHead(200, { 'content-type': 'text/javascript' }).end('window.trackerLoaded = true;'),
+      '/js/ld/publishertag.js': (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'text/javascript' }).end('window.trackerLoaded = true;'),
     },
     // Chromium resolves the tracker's hostname to the loopback server, so without blocking the
     // request really arrives there (and nothing leaves the machine).

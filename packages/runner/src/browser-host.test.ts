@@ -15,7 +15,11 @@ describe('createBrowserHost', () => {
   const fixture = useBrowserFixture();
 
   it('shares one launch between concurrent callers', async () => {
-    const [a, b, c] = await Promise.all([fixture.host.getBrowser(), fixture.host.getBrowser(), fixture.host.getBrowser()]);
+    const [a, b, c] = await Promise.all([
+      fixture.host.getBrowser(),
+      fixture.host.getBrowser(),
+      fixture.host.getBrowser(),
+    ]);
     expect(a).toBe(b);
     expect(b).toBe(c);
     expect(a.isConnected()).toBe(true);
@@ -76,6 +80,8 @@ describe('BrowserHost.close', () => {
     const pending = host.getBrowser();
     await host.close();
     await expect(pending).rejects.toThrow('Browser host is closed');
-    await waitUntil(() => chromiumChildren().every((p) => before.has(p.pid)), { message: 'a launched browser survived close()' });
+    await waitUntil(() => chromiumChildren().every((p) => before.has(p.pid)), {
+      message: 'a launched browser survived close()',
+    });
   });
 });

@@ -18,7 +18,10 @@ const CLOSE_TIMEOUT_MS = 10_000;
  * With an egress proxy, nothing may leave around it: loopback is proxied too (Chromium bypasses
  * it by default), WebRTC may not send UDP outside the proxy, and QUIC (UDP) is off.
  */
-const EGRESS_PROXY_ARGS: readonly string[] = ['--force-webrtc-ip-handling-policy=disable_non_proxied_udp', '--disable-quic'];
+const EGRESS_PROXY_ARGS: readonly string[] = [
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--disable-quic',
+];
 
 export interface BrowserHostOptions {
   executablePath: string;
@@ -43,7 +46,11 @@ export interface BrowserHost {
  */
 export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
   const logger = options.logger ?? silentLogger;
-  const args = [...BASE_CHROMIUM_ARGS, ...(options.egressProxyUrl ? EGRESS_PROXY_ARGS : []), ...(options.extraArgs ?? [])];
+  const args = [
+    ...BASE_CHROMIUM_ARGS,
+    ...(options.egressProxyUrl ? EGRESS_PROXY_ARGS : []),
+    ...(options.extraArgs ?? []),
+  ];
   let browser: Browser | null = null;
   let launching: Promise<Browser> | null = null;
   let closed = false;
@@ -64,7 +71,11 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     });
     launched.on('disconnected', () => {
       if (browser === launched) browser = null;
-      if (!closed) logger.warn({ executablePath: options.executablePath }, 'Chromium disconnected; it will be relaunched on demand');
+      if (!closed)
+        logger.warn(
+          { executablePath: options.executablePath },
+          'Chromium disconnected; it will be relaunched on demand',
+        );
     });
     logger.info({ version: launched.version(), ms: Date.now() - started }, 'Chromium launched');
     return launched;
@@ -100,7 +111,8 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       // browser.close() waits for the process to exit (Playwright kills it if the protocol close
       // fails), so no Chromium process outlives the host. The timer only guards a wedged pipe.
       const closing = current.close().catch((error: unknown) => logger.warn({ err: error }, 'Closing Chromium failed'));
-      if (!(await settlesWithin(closing, CLOSE_TIMEOUT_MS))) logger.error({}, `Chromium did not close within ${CLOSE_TIMEOUT_MS} ms`);
+      if (!(await settlesWithin(closing, CLOSE_TIMEOUT_MS)))
+        logger.error({}, `Chromium did not close within ${CLOSE_TIMEOUT_MS} ms`);
     },
   };
 }

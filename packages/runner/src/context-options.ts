@@ -46,13 +46,20 @@ export interface ContextOptionsInput {
 }
 
 /** Manifest capabilities -> a fresh browser context's options. */
-export function buildContextOptions({ capabilities, proxyUrl, blockServiceWorkers }: ContextOptionsInput): BrowserContextOptions {
+export function buildContextOptions({
+  capabilities,
+  proxyUrl,
+  blockServiceWorkers,
+}: ContextOptionsInput): BrowserContextOptions {
   const options: BrowserContextOptions = {};
   if (capabilities.locale) options.locale = capabilities.locale;
   if (capabilities.timezone) options.timezoneId = capabilities.timezone;
   if (capabilities.userAgent) options.userAgent = capabilities.userAgent;
   if (capabilities.geolocation) {
-    options.geolocation = { latitude: capabilities.geolocation.latitude, longitude: capabilities.geolocation.longitude };
+    options.geolocation = {
+      latitude: capabilities.geolocation.latitude,
+      longitude: capabilities.geolocation.longitude,
+    };
     // Without the permission, pages see a prompt that nobody answers and time out.
     options.permissions = ['geolocation'];
   }

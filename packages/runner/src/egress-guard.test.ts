@@ -12,7 +12,11 @@ describe('egress guard', () => {
 
   it('allows public destinations and refuses private, loopback and link-local ones', async () => {
     const guard = createEgressGuard({
-      resolve: resolver({ 'shop.example': ['93.184.216.34'], 'intranet.example': ['10.0.0.5'], 'mixed.example': ['93.184.216.34', '127.0.0.1'] }),
+      resolve: resolver({
+        'shop.example': ['93.184.216.34'],
+        'intranet.example': ['10.0.0.5'],
+        'mixed.example': ['93.184.216.34', '127.0.0.1'],
+      }),
     });
     const direct = { checkHostnames: true };
     expect(await guard.isAllowed('shop.example', direct)).toBe(true);
@@ -51,7 +55,9 @@ describe('egress guard', () => {
       const outcome = await run(fixture.server.url('/'), session);
       expect(outcome.status).toBe('failed');
       expect(outcome.status === 'failed' && outcome.error).toContain('ERR_BLOCKED_BY_CLIENT');
-      expect(session.logs.map((l) => l.message)).toContain(`Blocked a request to 127.0.0.1:${fixture.server.port}: not a public address (ALLOW_PRIVATE_NETWORK=false)`);
+      expect(session.logs.map((l) => l.message)).toContain(
+        `Blocked a request to 127.0.0.1:${fixture.server.port}: not a public address (ALLOW_PRIVATE_NETWORK=false)`,
+      );
       expect(fixture.server.requests).toHaveLength(0);
     });
 
@@ -59,7 +65,9 @@ describe('egress guard', () => {
       const session = createMemorySession();
       const outcome = await run('http://public.botfleet.test/', session);
       expect(outcome).toEqual({ status: 'completed', data: { t: 'public page' } });
-      expect(session.logs.map((l) => l.message)).toContain('Blocked a request to 127.0.0.1:9: not a public address (ALLOW_PRIVATE_NETWORK=false)');
+      expect(session.logs.map((l) => l.message)).toContain(
+        'Blocked a request to 127.0.0.1:9: not a public address (ALLOW_PRIVATE_NETWORK=false)',
+      );
     });
   });
 });

@@ -17,7 +17,8 @@ export interface EgressGuard {
 }
 
 export function createEgressGuard(options: { resolve?: (hostname: string) => Promise<string[]> } = {}): EgressGuard {
-  const resolve = options.resolve ?? (async (hostname: string) => (await lookup(hostname, { all: true })).map((a) => a.address));
+  const resolve =
+    options.resolve ?? (async (hostname: string) => (await lookup(hostname, { all: true })).map((a) => a.address));
   const cache = new Map<string, { allowed: boolean; expires: number }>();
 
   async function hostnameAllowed(hostname: string): Promise<boolean> {

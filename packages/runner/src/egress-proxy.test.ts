@@ -21,8 +21,15 @@ const PAGE_ADDRESS = '127.0.0.1';
 const INTERNAL_ADDRESS = '127.0.0.3';
 
 /** The connect-time DNS: what the names really resolve to when Chromium (via the proxy) connects. */
-const connectTimeDns = ((hostname: string, _options: unknown, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
-  const table: Record<string, string> = { 'page.botfleet.test': PAGE_ADDRESS, 'rebind.botfleet.test': INTERNAL_ADDRESS };
+const connectTimeDns = ((
+  hostname: string,
+  _options: unknown,
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => {
+  const table: Record<string, string> = {
+    'page.botfleet.test': PAGE_ADDRESS,
+    'rebind.botfleet.test': INTERNAL_ADDRESS,
+  };
   const address = table[hostname];
   if (address) callback(null, [{ address, family: 4 }]);
   else callback(Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
@@ -42,7 +49,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => internal.listen(0, INTERNAL_ADDRESS, resolve));
   internalPort = (internal.address() as { port: number }).port;
-  proxy = await startEgressProxy({ resolve: connectTimeDns, isAllowedAddress: (address) => address === PAGE_ADDRESS, onRefused: (destination) => refused.push(destination) });
+  proxy = await startEgressProxy({
+    resolve: connectTimeDns,
+    isAllowedAddress: (address) => address === PAGE_ADDRESS,
+    onRefused: (destination) => refused.push(destination),
+  });
 });
 // Options from a function: the page names the internal server's port, and the browser the proxy.
 const fixture = useBrowserFixture(() => {
@@ -80,14 +91,19 @@ it('lets the page load but nothing in it reaches the internal service: not by re
     egressGuard: createEgressGuard({ resolve: async () => ['93.184.216.34'] }),
     session,
     program: async (page, s) => {
-      await waitUntil(async () => (await page.evaluate(() => (window as unknown as { attempts: string[] }).attempts.length)) >= 4, { timeoutMs: 15_000, message: 'the page to finish its attempts' });
+      await waitUntil(
+        async () => (await page.evaluate(() => (window as unknown as { attempts: string[] }).attempts.length)) >= 4,
+        { timeoutMs: 15_000, message: 'the page to finish its attempts' },
+      );
       return runSteps(page, [{ index: 0, action: 'extract', name: 't', selector: '#t' }], s);
     },
   });
 
   expect(outcome).toEqual({ status: 'completed', data: { t: 'page' } });
   expect(internalConnections).toBe(0);
-  expect(refused).toEqual(expect.arrayContaining([`rebind.botfleet.test:${internalPort}`, `${INTERNAL_ADDRESS}:${internalPort}`]));
+  expect(refused).toEqual(
+    expect.arrayContaining([`rebind.botfleet.test:${internalPort}`, `${INTERNAL_ADDRESS}:${internalPort}`]),
+  );
   // The page itself came through the proxy (Chromium never resolved the made-up name).
   expect(fixture.server.requests.map((r) => r.path)).toContain('/');
 });

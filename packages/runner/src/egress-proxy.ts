@@ -31,10 +31,24 @@ class EgressRefusedError extends Error {
 }
 
 // Headers that describe one hop, not the request (RFC 9110 §7.6.1), plus the proxy's own.
-const HOP_BY_HOP = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const named = new Set((String(headers.connection ?? '')).split(',').map((token) => token.trim().toLowerCase()));
+  const named = new Set(
+    String(headers.connection ?? '')
+      .split(',')
+      .map((token) => token.trim().toLowerCase()),
+  );
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name) && !named.has(name)));
 }
 
@@ -48,7 +62,11 @@ function parseAuthority(authority: string): { host: string; port: number } | nul
 
 export async function startEgressProxy(options: EgressProxyOptions = {}): Promise<EgressProxy> {
   const isAllowed = options.isAllowedAddress ?? isPublicAddress;
-  const lookup = createGuardedLookup({ isAllowedAddress: isAllowed, resolve: options.resolve, refuse: (hostname) => new EgressRefusedError(hostname) });
+  const lookup = createGuardedLookup({
+    isAllowedAddress: isAllowed,
+    resolve: options.resolve,
+    refuse: (hostname) => new EgressRefusedError(hostname),
+  });
   // One pool for every upstream; each new socket goes through the guarded lookup.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64, lookup });
   const sockets = new Set<Duplex>();
@@ -76,7 +94,14 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
       return;
     }
     const upstream = http.request(
-      { host, port: Number(target.port || 80), method: req.method, path: `${target.pathname}${target.search}`, headers: endToEnd(req.headers), agent },
+      {
+        host,
+        port: Number(target.port || 80),
+        method: req.method,
+        path: `${target.pathname}${target.search}`,
+        headers: endToEnd(req.headers),
+        agent,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
         answer.pipe(res);
@@ -85,7 +110,10 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     upstream.on('error', (err) => {
       if (err instanceof EgressRefusedError) refused(target.host);
       if (res.headersSent) res.destroy();
-      else res.writeHead(err instanceof EgressRefusedError ? 403 : 502, { 'content-type': 'text/plain' }).end(err instanceof EgressRefusedError ? 'blocked: not a public address' : 'bad gateway');
+      else
+        res
+          .writeHead(err instanceof EgressRefusedError ? 403 : 502, { 'content-type': 'text/plain' })
+          .end(err instanceof EgressRefusedError ? 'blocked: not a public address' : 'bad gateway');
     });
     req.pipe(upstream);
   });
@@ -121,7 +149,8 @@ export async function startEgressProxy(options: EgressProxyOptions = {}): Promis
     });
     upstream.on('error', (err) => {
       if (err instanceof EgressRefusedError) refused(req.url ?? '');
-      if (!established && client.writable) client.end(`HTTP/1.1 ${err instanceof EgressRefusedError ? '403 Forbidden' : '502 Bad Gateway'}\r\n\r\n`);
+      if (!established && client.writable)
+        client.end(`HTTP/1.1 ${err instanceof EgressRefusedError ? '403 Forbidden' : '502 Bad Gateway'}\r\n\r\n`);
       else client.destroy();
     });
   });

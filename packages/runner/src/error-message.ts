@@ -9,7 +9,12 @@ export function briefErrorMessage(error: unknown): string {
   const raw = stripAnsi(error instanceof Error ? error.message : String(error));
   const firstLine = raw.split('\n').find((line) => line.trim() !== '') ?? raw;
   // "locator.click: Timeout ..." / "page.goto: net::ERR_..." -> drop the API prefix.
-  return firstLine.replace(/^[a-zA-Z]+\.[a-zA-Z]+: /, '').replace(/\s*=+\s*logs\s*=+.*$/i, '').trim() || 'Unknown error';
+  return (
+    firstLine
+      .replace(/^[a-zA-Z]+\.[a-zA-Z]+: /, '')
+      .replace(/\s*=+\s*logs\s*=+.*$/i, '')
+      .trim() || 'Unknown error'
+  );
 }
 
 export function isTimeoutError(error: unknown): boolean {

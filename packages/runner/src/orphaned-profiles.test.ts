@@ -23,11 +23,18 @@ describe('removeOrphanedProfiles', () => {
     const unrelated = join(dir, 'something-else');
     mkdirSync(unrelated);
     // Stands in for a Chromium still running with that profile.
-    const browser = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', '--', `--user-data-dir=${live}`], { stdio: 'ignore' });
+    const browser = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)', '--', `--user-data-dir=${live}`], {
+      stdio: 'ignore',
+    });
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(await removeOrphanedProfiles({ dir, graceMs: 60_000 })).toBe(1);
-      expect([existsSync(dead), existsSync(fresh), existsSync(live), existsSync(unrelated)]).toEqual([false, true, true, true]);
+      expect([existsSync(dead), existsSync(fresh), existsSync(live), existsSync(unrelated)]).toEqual([
+        false,
+        true,
+        true,
+        true,
+      ]);
     } finally {
       browser.kill('SIGKILL');
     }

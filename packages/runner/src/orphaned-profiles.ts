@@ -20,7 +20,14 @@ async function liveCommandLines(): Promise<string[]> {
   } catch {
     return [];
   }
-  const lines = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').then((raw) => raw.replaceAll('\0', ' '), () => '')));
+  const lines = await Promise.all(
+    pids.map((pid) =>
+      readFile(`/proc/${pid}/cmdline`, 'utf8').then(
+        (raw) => raw.replaceAll('\0', ' '),
+        () => '',
+      ),
+    ),
+  );
   return lines.filter(Boolean);
 }
 

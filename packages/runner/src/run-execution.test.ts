@@ -40,10 +40,15 @@ describe('runExecution', () => {
 
   it('opens the target URL and returns the program data', async () => {
     const session = createMemorySession();
-    const outcome = await run({ session, program: stepsProgram({ action: 'extract', name: 'price', selector: '#price' }) });
+    const outcome = await run({
+      session,
+      program: stepsProgram({ action: 'extract', name: 'price', selector: '#price' }),
+    });
     expect(outcome).toEqual({ status: 'completed', data: { price: '9.99' } });
     expect(session.steps).toHaveLength(1);
-    expect(session.logs.map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^Opened http:\/\/127\.0\.0\.1:\d+\/ in \d+ ms$/)]));
+    expect(session.logs.map((l) => l.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Opened http:\/\/127\.0\.0\.1:\d+\/ in \d+ ms$/)]),
+    );
   });
 
   it('applies every capability inside the page', async () => {
@@ -96,9 +101,13 @@ describe('runExecution', () => {
   });
 
   it('uses a fresh context per run: nothing carries over', async () => {
-    const first = await run({ program: (page) => page.evaluate(() => (localStorage.setItem('k', 'v'), document.cookie = 'c=1', 'set')) });
+    const first = await run({
+      program: (page) => page.evaluate(() => (localStorage.setItem('k', 'v'), (document.cookie = 'c=1'), 'set')),
+    });
     expect(first.status).toBe('completed');
-    const second = await run({ program: (page) => page.evaluate(() => ({ item: localStorage.getItem('k'), cookie: document.cookie })) });
+    const second = await run({
+      program: (page) => page.evaluate(() => ({ item: localStorage.getItem('k'), cookie: document.cookie })),
+    });
     expect(second).toEqual({ status: 'completed', data: { item: null, cookie: '' } });
   });
 
@@ -114,7 +123,10 @@ describe('runExecution', () => {
           proxyPool: createProxyPool([proxy.proxyUrl]),
           program: stepsProgram({ action: 'extract', name: 'via', selector: '#via' }),
         });
-        expect(outcome).toEqual({ status: 'completed', data: { via: 'served by test proxy for http://proxied.botfleet.test/catalog' } });
+        expect(outcome).toEqual({
+          status: 'completed',
+          data: { via: 'served by test proxy for http://proxied.botfleet.test/catalog' },
+        });
         const authorized = proxy.requests.filter((r) => r.proxyAuthorization !== null);
         expect(authorized[0]).toMatchObject({
           url: 'http://proxied.botfleet.test/catalog',
@@ -140,7 +152,10 @@ describe('runExecution', () => {
 
     it('does not reach a made-up host without the proxy', async () => {
       const outcome = await run({ targetUrl: 'http://proxied.botfleet.test/' });
-      expect(outcome).toMatchObject({ status: 'failed', error: expect.stringMatching(/^Could not open http:\/\/proxied\.botfleet\.test\/: net::ERR_NAME_NOT_RESOLVED/) });
+      expect(outcome).toMatchObject({
+        status: 'failed',
+        error: expect.stringMatching(/^Could not open http:\/\/proxied\.botfleet\.test\/: net::ERR_NAME_NOT_RESOLVED/),
+      });
     });
   });
 
@@ -200,7 +215,15 @@ describe('runExecution', () => {
         program: async (_page, s) => {
           await new Promise<void>((resolve) => (release = resolve));
           s.log('info', 'script', 'too late');
-          s.recordStep({ index: 0, action: 'click', status: 'completed', data: null, error: null, startedAt: 0, durationMs: 0 });
+          s.recordStep({
+            index: 0,
+            action: 'click',
+            status: 'completed',
+            data: null,
+            error: null,
+            startedAt: 0,
+            durationMs: 0,
+          });
         },
       });
       expect(outcome.status).toBe('failed');
@@ -219,11 +242,21 @@ describe('runExecution', () => {
         signal: controller.signal,
         program: stepsProgram({ action: 'waitFor', selector: '#never', timeout: 30_000 }),
       });
-      await waitUntil(() => session.logs.some((l) => l.message.startsWith('Opened')), { message: 'the page should open' });
+      await waitUntil(() => session.logs.some((l) => l.message.startsWith('Opened')), {
+        message: 'the page should open',
+      });
       controller.abort();
-      expect(await outcome).toEqual({ status: 'failed', error: 'Execution was cancelled', stepIndex: null, screenshot: null });
+      expect(await outcome).toEqual({
+        status: 'failed',
+        error: 'Execution was cancelled',
+        stepIndex: null,
+        screenshot: null,
+      });
       expect(Date.now() - started).toBeLessThan(10_000);
-      expect(await run({ signal: AbortSignal.abort() })).toMatchObject({ status: 'failed', error: 'Execution was cancelled' });
+      expect(await run({ signal: AbortSignal.abort() })).toMatchObject({
+        status: 'failed',
+        error: 'Execution was cancelled',
+      });
     });
 
     it('throws InfrastructureError when the browser dies mid-run, and the next run relaunches it', async () => {

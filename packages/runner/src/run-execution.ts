@@ -80,7 +80,12 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
     return { status: 'failed', error, stepIndex, screenshot };
   };
 
-  const cancelled = (): ExecutionOutcome => ({ status: 'failed', error: CANCELLED_MESSAGE, stepIndex: null, screenshot: null });
+  const cancelled = (): ExecutionOutcome => ({
+    status: 'failed',
+    error: CANCELLED_MESSAGE,
+    stepIndex: null,
+    screenshot: null,
+  });
   if (options.signal?.aborted) return cancelled();
 
   let proxyUrl = options.proxyUrl;
@@ -125,7 +130,12 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
         await installEgressGuard(context, options.egressGuard, {
           // Behind a proxy the proxy resolves names; only IP literals can be judged here.
           checkHostnames: !proxyUrl,
-          onBlocked: (host) => session.log('warn', 'runner', `Blocked a request to ${host}: not a public address (ALLOW_PRIVATE_NETWORK=false)`),
+          onBlocked: (host) =>
+            session.log(
+              'warn',
+              'runner',
+              `Blocked a request to ${host}: not a public address (ALLOW_PRIVATE_NETWORK=false)`,
+            ),
         });
       }
       page = await context.newPage();
@@ -138,7 +148,9 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
       session.log('info', 'runner', `Opened ${targetUrl} in ${Date.now() - navigationStarted} ms`);
       return options.program(page, guarded.session);
     })();
-    const deadlineReached = after<Settled>(Math.max(0, deadline - Date.now()) + HARD_STOP_GRACE_MS, { kind: 'deadline' });
+    const deadlineReached = after<Settled>(Math.max(0, deadline - Date.now()) + HARD_STOP_GRACE_MS, {
+      kind: 'deadline',
+    });
     hardStop = deadlineReached;
     // Whichever comes first: the program ends, the hard deadline, the browser dies, a cancel.
     const settled = await Promise.race<Settled>([

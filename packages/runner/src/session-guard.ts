@@ -24,7 +24,9 @@ export function guardSession(session: RunSession, deadline: number): GuardedSess
         if (open) session.log(level, source, message);
       },
       saveArtifact: (kind, contentType, data) =>
-        open ? session.saveArtifact(kind, contentType, data) : Promise.reject(new Error('The execution has already ended')),
+        open
+          ? session.saveArtifact(kind, contentType, data)
+          : Promise.reject(new Error('The execution has already ended')),
     },
     end: () => {
       open = false;

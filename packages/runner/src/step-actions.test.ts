@@ -64,7 +64,9 @@ interface AgreementCase {
 }
 
 /** Every action needs cases, each made of steps of that action. */
-type AgreementCases = { [A in StepAction]: ReadonlyArray<AgreementCase & { steps: ReadonlyArray<Extract<StepInput, { action: A }>> }> };
+type AgreementCases = {
+  [A in StepAction]: ReadonlyArray<AgreementCase & { steps: ReadonlyArray<Extract<StepInput, { action: A }>> }>;
+};
 
 const CASES: AgreementCases = {
   goto: [
@@ -75,10 +77,22 @@ const CASES: AgreementCases = {
       expected: { page: { path: '/next?q=a%20b' } },
     },
   ],
-  click: [{ name: 'a button', steps: [{ action: 'click', selector: '#go' }], expected: { page: { events: ['clicked'] } } }],
-  hover: [{ name: 'an element', steps: [{ action: 'hover', selector: '#menu' }], expected: { page: { events: ['hovered'] } } }],
-  check: [{ name: 'a checkbox', steps: [{ action: 'check', selector: '#agree' }], expected: { page: { agree: true } } }],
-  uncheck: [{ name: 'a checkbox', steps: [{ action: 'uncheck', selector: '#news' }], expected: { page: { news: false } } }],
+  click: [
+    { name: 'a button', steps: [{ action: 'click', selector: '#go' }], expected: { page: { events: ['clicked'] } } },
+  ],
+  hover: [
+    {
+      name: 'an element',
+      steps: [{ action: 'hover', selector: '#menu' }],
+      expected: { page: { events: ['hovered'] } },
+    },
+  ],
+  check: [
+    { name: 'a checkbox', steps: [{ action: 'check', selector: '#agree' }], expected: { page: { agree: true } } },
+  ],
+  uncheck: [
+    { name: 'a checkbox', steps: [{ action: 'uncheck', selector: '#news' }], expected: { page: { news: false } } },
+  ],
   fill: [
     {
       name: 'templated text',
@@ -87,7 +101,13 @@ const CASES: AgreementCases = {
       expected: { page: { q: 'blue size 42' } },
     },
   ],
-  select: [{ name: 'by label', steps: [{ action: 'select', selector: '#size', value: 'Large' }], expected: { page: { size: 'l' } } }],
+  select: [
+    {
+      name: 'by label',
+      steps: [{ action: 'select', selector: '#size', value: 'Large' }],
+      expected: { page: { size: 'l' } },
+    },
+  ],
   press: [
     {
       name: 'on an element, then on the page',
@@ -109,7 +129,11 @@ const CASES: AgreementCases = {
     },
   ],
   scroll: [
-    { name: 'an element into view', steps: [{ action: 'scroll', selector: '#footer' }], expected: { page: { scrolledDown: true } } },
+    {
+      name: 'an element into view',
+      steps: [{ action: 'scroll', selector: '#footer' }],
+      expected: { page: { scrolledDown: true } },
+    },
     { name: 'the page to the bottom', steps: [{ action: 'scroll' }], expected: { page: { scrolledDown: true } } },
   ],
   extract: [
@@ -127,7 +151,11 @@ const CASES: AgreementCases = {
           name: 'items',
           selector: '.item',
           multiple: true,
-          fields: { name: { selector: '.name' }, price: { selector: '.price' }, more: { selector: 'text=more', attribute: 'href' } },
+          fields: {
+            name: { selector: '.name' },
+            price: { selector: '.price' },
+            more: { selector: 'text=more', attribute: 'href' },
+          },
         },
       ],
       expected: {
@@ -188,7 +216,9 @@ describe('step actions: the interpreter and the generated script agree', () => {
     expect(Object.keys(CASES).sort()).toEqual(STEP_ACTIONS.map((definition) => definition.action).sort());
   });
 
-  const cases = Object.entries(CASES).flatMap(([action, list]: [string, readonly AgreementCase[]]) => list.map((c) => [`${action}: ${c.name}`, c] as const));
+  const cases = Object.entries(CASES).flatMap(([action, list]: [string, readonly AgreementCase[]]) =>
+    list.map((c) => [`${action}: ${c.name}`, c] as const),
+  );
   it.each(cases)('%s', async (_name, { steps, params = {}, expected }) => {
     const interpreted = await perform('interpreter', steps, params);
     const scripted = await perform('script', steps, params);

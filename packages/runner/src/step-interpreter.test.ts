@@ -34,7 +34,9 @@ describe('runSteps', () => {
       '/catalog': CATALOG,
       '/form': FORM,
       '/submit': (_req, res, body) => {
-        res.writeHead(200, { 'content-type': 'text/html' }).end(`<p id="received">${new URLSearchParams(body).toString()}</p>`);
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<p id="received">${new URLSearchParams(body).toString()}</p>`);
       },
     },
   });
@@ -59,7 +61,11 @@ describe('runSteps', () => {
           name: 'items',
           selector: 'li.item',
           multiple: true,
-          fields: { name: { selector: '.name' }, price: { selector: '.price' }, url: { selector: 'a', attribute: 'href' } },
+          fields: {
+            name: { selector: '.name' },
+            price: { selector: '.price' },
+            url: { selector: 'a', attribute: 'href' },
+          },
         },
         { action: 'extract', name: 'names', selector: 'li.item .name', multiple: true },
         { action: 'extract', name: 'links', selector: 'li.item a', attribute: 'href', multiple: true },
@@ -123,7 +129,9 @@ describe('runSteps', () => {
   it('scrolls the page to the bottom and an element into view', async () => {
     await page.goto(fixture.server.url('/form'));
     await runSteps(page, steps({ action: 'scroll' }), createMemorySession());
-    expect(await page.evaluate(() => window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1)).toBe(true);
+    expect(
+      await page.evaluate(() => window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1),
+    ).toBe(true);
     await page.evaluate(() => window.scrollTo(0, 0));
     await runSteps(page, steps({ action: 'scroll', selector: '#bottom' }), createMemorySession());
     expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(1000);
@@ -135,7 +143,11 @@ describe('runSteps', () => {
     const session = createMemorySession();
     await runSteps(
       page,
-      steps({ action: 'press', key: 'KeyA' }, { action: 'goto', url: '/catalog' }, { action: 'extract', name: 'h', selector: 'h1' }),
+      steps(
+        { action: 'press', key: 'KeyA' },
+        { action: 'goto', url: '/catalog' },
+        { action: 'extract', name: 'h', selector: 'h1' },
+      ),
       session,
     );
     expect(page.url()).toBe(fixture.server.url('/catalog'));
@@ -189,25 +201,35 @@ describe('runSteps', () => {
     const error = await run.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StepFailedError);
     expect((error as StepFailedError).stepIndex).toBe(2);
-    expect((error as StepFailedError).message).toBe('Step 2 (click "#missing") failed: Timeout 500ms exceeded waiting for selector "#missing"');
+    expect((error as StepFailedError).message).toBe(
+      'Step 2 (click "#missing") failed: Timeout 500ms exceeded waiting for selector "#missing"',
+    );
     expect(session.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'failed']);
     expect(session.steps[2]!.error).not.toContain('Call log');
   });
 
   it('names the reason when the element exists but is not actionable', async () => {
     await page.setContent('<button id="hidden" style="display:none">x</button>');
-    const error = await runSteps(page, steps({ action: 'click', selector: '#hidden', timeout: 2_000 }), createMemorySession()).catch(
-      (e: unknown) => e as Error,
+    const error = await runSteps(
+      page,
+      steps({ action: 'click', selector: '#hidden', timeout: 2_000 }),
+      createMemorySession(),
+    ).catch((e: unknown) => e as Error);
+    expect(error.message).toMatch(
+      /^Step 0 \(click "#hidden"\) failed: Timeout 2000ms exceeded waiting for "#hidden" to be ready \(element is not visible\)$/,
     );
-    expect(error.message).toMatch(/^Step 0 \(click "#hidden"\) failed: Timeout 2000ms exceeded waiting for "#hidden" to be ready \(element is not visible\)$/);
   });
 
   it('fails a single extract whose element is missing', async () => {
     await page.goto(fixture.server.url('/catalog'));
-    const error = await runSteps(page, steps({ action: 'extract', name: 'x', selector: '.nope', timeout: 300 }), createMemorySession()).catch(
-      (e: unknown) => e as Error,
+    const error = await runSteps(
+      page,
+      steps({ action: 'extract', name: 'x', selector: '.nope', timeout: 300 }),
+      createMemorySession(),
+    ).catch((e: unknown) => e as Error);
+    expect(error.message).toBe(
+      'Step 0 (extract x ".nope") failed: Timeout 300ms exceeded waiting for selector ".nope"',
     );
-    expect(error.message).toBe('Step 0 (extract x ".nope") failed: Timeout 300ms exceeded waiting for selector ".nope"');
   });
 
   it('never runs a step past the session deadline, even an optional one', async () => {
@@ -216,7 +238,10 @@ describe('runSteps', () => {
     const started = Date.now();
     const error = await runSteps(
       page,
-      steps({ action: 'waitFor', selector: '#never', optional: true }, { action: 'extract', name: 'title', selector: 'h1' }),
+      steps(
+        { action: 'waitFor', selector: '#never', optional: true },
+        { action: 'extract', name: 'title', selector: 'h1' },
+      ),
       session,
     ).catch((e: unknown) => e as StepFailedError);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -226,7 +251,10 @@ describe('runSteps', () => {
   });
 
   it('reads a long list of records quickly', async () => {
-    const rows = Array.from({ length: 200 }, (_v, i) => `<tr><td class="n">row ${i}</td><td class="v">${i * 2}</td><td><a href="/r/${i}">r</a></td></tr>`);
+    const rows = Array.from(
+      { length: 200 },
+      (_v, i) => `<tr><td class="n">row ${i}</td><td class="v">${i * 2}</td><td><a href="/r/${i}">r</a></td></tr>`,
+    );
     await page.setContent(`<table>${rows.join('')}</table>`);
     const started = Date.now();
     const data = await runSteps(
@@ -248,7 +276,9 @@ describe('runSteps', () => {
   });
 
   it('reads fields with Playwright-only selectors through locators', async () => {
-    await page.setContent(`<div class="card"><b>Name</b><span>Ada</span><i>x</i></div><div class="card"><b>Name</b><span>Bob</span></div>`);
+    await page.setContent(
+      `<div class="card"><b>Name</b><span>Ada</span><i>x</i></div><div class="card"><b>Name</b><span>Bob</span></div>`,
+    );
     const data = await runSteps(
       page,
       steps({
@@ -273,7 +303,13 @@ describe('runSteps', () => {
       }</script>`);
     const data = await runSteps(
       page,
-      steps({ action: 'extract', name: 'cards', selector: 'x-card', multiple: true, fields: { name: { selector: '.name' } } }),
+      steps({
+        action: 'extract',
+        name: 'cards',
+        selector: 'x-card',
+        multiple: true,
+        fields: { name: { selector: '.name' } },
+      }),
       createMemorySession(),
     );
     expect(data.cards).toEqual([{ name: 'Ada' }, { name: 'Bob' }]);

@@ -64,10 +64,14 @@ export async function runSteps(
 }
 
 type StepOutcome =
-  | { ok: true; data: unknown }
-  | { ok: false; message: string; deadlineExceeded: boolean; cause: unknown };
+  { ok: true; data: unknown } | { ok: false; message: string; deadlineExceeded: boolean; cause: unknown };
 
-async function attemptStep(page: Page, step: Step, session: RunSession, defaultTimeoutMs: number): Promise<StepOutcome> {
+async function attemptStep(
+  page: Page,
+  step: Step,
+  session: RunSession,
+  defaultTimeoutMs: number,
+): Promise<StepOutcome> {
   const remaining = session.deadline - Date.now();
   if (remaining <= 0) {
     return { ok: false, message: 'the execution deadline was reached', deadlineExceeded: true, cause: null };
@@ -77,7 +81,11 @@ async function attemptStep(page: Page, step: Step, session: RunSession, defaultT
   const limitMs = Math.max(1, Math.min(wanted, remaining));
   const cutByDeadline = remaining < wanted;
   try {
-    const data = await withWatchdog(performStep(page, step, limitMs, session), limitMs + STEP_WATCHDOG_GRACE_MS, limitMs);
+    const data = await withWatchdog(
+      performStep(page, step, limitMs, session),
+      limitMs + STEP_WATCHDOG_GRACE_MS,
+      limitMs,
+    );
     return { ok: true, data };
   } catch (error) {
     const timedOut = isTimeoutError(error) || error instanceof WatchdogTimeout;

@@ -35,7 +35,11 @@ export async function startTestProxy(options: TestProxyOptions = {}): Promise<Te
     : null;
   const respond =
     options.respond ??
-    ((url: string) => ({ status: 200, contentType: 'text/html', body: `<h1 id="via">served by test proxy for ${url}</h1>` }));
+    ((url: string) => ({
+      status: 200,
+      contentType: 'text/html',
+      body: `<h1 id="via">served by test proxy for ${url}</h1>`,
+    }));
 
   const server = http.createServer((req, res) => {
     const auth = req.headers['proxy-authorization'] ?? null;

@@ -114,7 +114,9 @@ describe('deliverWebhook', () => {
       const result = await deliverWebhook({ ...base(url), auth: 'hmac', secret }, { allowPrivateNetwork: false });
       expect(result.ok).toBe(false);
       expect(result.statusCode).toBeNull();
-      expect(result.error).toMatch(/^destination (127\.0\.0\.1 is|localhost resolves to \S+,) a private or loopback address \(set ALLOW_PRIVATE_NETWORK=true to allow\)$/);
+      expect(result.error).toMatch(
+        /^destination (127\.0\.0\.1 is|localhost resolves to \S+,) a private or loopback address \(set ALLOW_PRIVATE_NETWORK=true to allow\)$/,
+      );
       expect(result.error).not.toContain(secret);
     }
     expect(target.connections()).toBe(0);
@@ -126,7 +128,9 @@ describe('deliverWebhook', () => {
       ok: false,
       error: 'webhook auth is hmac but no secret is configured',
     });
-    await expect(deliverWebhook({ ...base(target.url), auth: 'jwt' }, { ...allow, tokenCache: new JwtTokenCache() })).resolves.toMatchObject({
+    await expect(
+      deliverWebhook({ ...base(target.url), auth: 'jwt' }, { ...allow, tokenCache: new JwtTokenCache() }),
+    ).resolves.toMatchObject({
       ok: false,
       error: expect.stringContaining('loginUrl, username or password is missing'),
     });
@@ -175,11 +179,15 @@ describe('deliverWebhook', () => {
       username: 'robot',
       password: PASSWORD,
     });
-    const tokensSeen = (): string[] => target.requests.map((r) => (r.headers.authorization ?? '').replace(/^Bearer /, ''));
+    const tokensSeen = (): string[] =>
+      target.requests.map((r) => (r.headers.authorization ?? '').replace(/^Bearer /, ''));
 
     it('logs in once and reuses the token for several deliveries', async () => {
       for (let i = 0; i < 3; i += 1) {
-        await expect(deliverWebhook(jwtDelivery(), { ...allow, tokenCache })).resolves.toMatchObject({ ok: true, statusCode: 200 });
+        await expect(deliverWebhook(jwtDelivery(), { ...allow, tokenCache })).resolves.toMatchObject({
+          ok: true,
+          statusCode: 200,
+        });
       }
       expect(logins).toBe(1);
       expect(new Set(tokensSeen()).size).toBe(1);

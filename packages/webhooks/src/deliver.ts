@@ -112,8 +112,14 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
       durationMs: Math.round(performance.now() - started),
     };
   } catch (err) {
-    if (!(err instanceof HttpPostError || err instanceof JwtLoginError || err instanceof MisconfiguredWebhook)) throw err;
-    result = { ok: false, statusCode: null, error: redact(err.message, secrets), durationMs: Math.round(performance.now() - started) };
+    if (!(err instanceof HttpPostError || err instanceof JwtLoginError || err instanceof MisconfiguredWebhook))
+      throw err;
+    result = {
+      ok: false,
+      statusCode: null,
+      error: redact(err.message, secrets),
+      durationMs: Math.round(performance.now() - started),
+    };
   }
 
   const fields = {

@@ -59,19 +59,26 @@ describe('assertLiteralHostAllowed', () => {
 describe('createGuardedLookup', () => {
   function lookup(hostname: string, all: boolean): Promise<{ address: string | LookupAddress[]; family?: number }> {
     return new Promise((resolve, reject) => {
-      createGuardedLookup()(hostname, { all }, (err, address, family) => (err ? reject(err) : resolve({ address, family })));
+      createGuardedLookup()(hostname, { all }, (err, address, family) =>
+        err ? reject(err) : resolve({ address, family }),
+      );
     });
   }
 
   it('refuses a name that resolves to loopback, naming both', async () => {
     const refusal = lookup('localhost', false);
     await expect(refusal).rejects.toBeInstanceOf(DestinationRefusedError);
-    await expect(refusal).rejects.toThrow(/^destination localhost resolves to (127\.0\.0\.1|::1), a private or loopback address/);
+    await expect(refusal).rejects.toThrow(
+      /^destination localhost resolves to (127\.0\.0\.1|::1), a private or loopback address/,
+    );
   });
 
   it('answers in the shape net asks for when the address is public', async () => {
     // An IP literal resolves without touching the network.
     await expect(lookup('8.8.8.8', false)).resolves.toEqual({ address: '8.8.8.8', family: 4 });
-    await expect(lookup('8.8.8.8', true)).resolves.toEqual({ address: [{ address: '8.8.8.8', family: 4 }], family: undefined });
+    await expect(lookup('8.8.8.8', true)).resolves.toEqual({
+      address: [{ address: '8.8.8.8', family: 4 }],
+      family: undefined,
+    });
   });
 });

@@ -19,7 +19,11 @@ describe('httpPost', () => {
   it('posts the body and headers and returns the answer', async () => {
     const target = await receiver((_req, res) => res.writeHead(201).end('created'));
     const response = await httpPost(
-      { url: `${target.url}/hook?x=1`, body: '{"a":1}', headers: { 'content-type': 'application/json', 'x-test': 'yes' } },
+      {
+        url: `${target.url}/hook?x=1`,
+        body: '{"a":1}',
+        headers: { 'content-type': 'application/json', 'x-test': 'yes' },
+      },
       allow,
     );
     expect(response).toMatchObject({ statusCode: 201, body: 'created', truncated: false });
@@ -29,14 +33,21 @@ describe('httpPost', () => {
         method: 'POST',
         url: '/hook?x=1',
         body: '{"a":1}',
-        headers: expect.objectContaining({ 'content-type': 'application/json', 'x-test': 'yes', 'content-length': '7' }),
+        headers: expect.objectContaining({
+          'content-type': 'application/json',
+          'x-test': 'yes',
+          'content-length': '7',
+        }),
       }),
     ]);
   });
 
   it('returns a 500 as an answer, not an error', async () => {
     const target = await receiver((_req, res) => res.writeHead(500).end('boom'));
-    await expect(httpPost({ url: target.url, body: '{}' }, allow)).resolves.toMatchObject({ statusCode: 500, body: 'boom' });
+    await expect(httpPost({ url: target.url, body: '{}' }, allow)).resolves.toMatchObject({
+      statusCode: 500,
+      body: 'boom',
+    });
   });
 
   it('does not follow a redirect, even to another loopback receiver', async () => {
@@ -57,7 +68,10 @@ describe('httpPost', () => {
       res.on('drain', pump);
       pump();
     });
-    const response = await httpPost({ url: target.url, body: '{}' }, { ...allow, maxResponseBytes: 1000, timeoutMs: 5_000 });
+    const response = await httpPost(
+      { url: target.url, body: '{}' },
+      { ...allow, maxResponseBytes: 1000, timeoutMs: 5_000 },
+    );
     expect(response.statusCode).toBe(200);
     expect(response.truncated).toBe(true);
     expect(response.body).toBe('x'.repeat(1000));
@@ -95,7 +109,10 @@ describe('httpPost', () => {
     const url = target.url;
     await target.close();
     receivers.splice(receivers.indexOf(target), 1);
-    await expect(httpPost({ url, body: '{}' }, allow)).rejects.toMatchObject({ kind: 'network', name: 'HttpPostError' });
+    await expect(httpPost({ url, body: '{}' }, allow)).rejects.toMatchObject({
+      kind: 'network',
+      name: 'HttpPostError',
+    });
   });
 
   it('refuses a loopback IP literal before connecting', async () => {
@@ -114,12 +131,16 @@ describe('httpPost', () => {
   });
 
   it('refuses IPv6 loopback and IPv4-mapped loopback literals', async () => {
-    await expect(httpPost({ url: 'http://[::1]:9/', body: '{}' }, refuse)).rejects.toThrow('destination ::1 is a private');
+    await expect(httpPost({ url: 'http://[::1]:9/', body: '{}' }, refuse)).rejects.toThrow(
+      'destination ::1 is a private',
+    );
     await expect(httpPost({ url: 'http://[::ffff:127.0.0.1]:9/', body: '{}' }, refuse)).rejects.toBeInstanceOf(
       DestinationRefusedError,
     );
     // WHATWG URL parsing turns the decimal form into 127.0.0.1 before the guard sees it.
-    await expect(httpPost({ url: 'http://2130706433:9/', body: '{}' }, refuse)).rejects.toBeInstanceOf(DestinationRefusedError);
+    await expect(httpPost({ url: 'http://2130706433:9/', body: '{}' }, refuse)).rejects.toBeInstanceOf(
+      DestinationRefusedError,
+    );
   });
 
   it('rejects unusable URLs without echoing them', async () => {

@@ -90,7 +90,12 @@ export function httpPost(request: HttpPostRequest, options: HttpPostOptions): Pr
       let truncated = false;
       const done = (): void =>
         settle(() =>
-          resolve({ statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), truncated, durationMs: elapsed() }),
+          resolve({
+            statusCode: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            truncated,
+            durationMs: elapsed(),
+          }),
         );
       res.on('data', (chunk: Buffer) => {
         const room = maxBytes - size;

@@ -1,5 +1,10 @@
 export { signPayload, type SignPayloadInput } from './sign';
-export { isPublicAddress, assertLiteralHostAllowed, createGuardedLookup, type DestinationPolicy } from './destination-guard';
+export {
+  isPublicAddress,
+  assertLiteralHostAllowed,
+  createGuardedLookup,
+  type DestinationPolicy,
+} from './destination-guard';
 export {
   httpPost,
   DEFAULT_HTTP_TIMEOUT_MS,
@@ -8,12 +13,7 @@ export {
   type HttpPostOptions,
   type HttpPostResponse,
 } from './http-post';
-export {
-  JwtTokenCache,
-  type JwtCredentials,
-  type JwtLoginOptions,
-  type JwtTokenCacheOptions,
-} from './jwt-token-cache';
+export { JwtTokenCache, type JwtCredentials, type JwtLoginOptions, type JwtTokenCacheOptions } from './jwt-token-cache';
 export {
   deliverWebhook,
   type DeliveryRequest,

@@ -30,9 +30,16 @@ describe('JwtTokenCache', () => {
   const clock = (): number => nowMs;
 
   it('posts the credentials as JSON and reuses the token until shortly before exp', async () => {
-    const server = await loginServer((_req, res) => res.writeHead(200).end(JSON.stringify({ access_token: issue(120) })));
+    const server = await loginServer((_req, res) =>
+      res.writeHead(200).end(JSON.stringify({ access_token: issue(120) })),
+    );
     const cache = new JwtTokenCache({ now: clock, safetyMarginMs: 10_000 });
-    const credentials = { organizationId: 'org_a', loginUrl: `${server.url}/login`, username: 'robot', password: 'hunter2' };
+    const credentials = {
+      organizationId: 'org_a',
+      loginUrl: `${server.url}/login`,
+      username: 'robot',
+      password: 'hunter2',
+    };
 
     const first = await cache.getToken(credentials, allow);
     expect(await cache.getToken(credentials, allow)).toBe(first);
@@ -89,30 +96,49 @@ describe('JwtTokenCache', () => {
         const { username, password } = JSON.parse(req.body) as { username: string; password: string };
         const owner = [...accounts].find(([, p]) => p === password)?.[0];
         if (username !== 'shared-robot' || !owner) return void res.writeHead(401).end();
-        res.writeHead(200).end(JSON.stringify({ token: jwt.sign({ sub: username, owner, jti: randomUUID() }, SIGNING_KEY, { expiresIn: 600 }) }));
+        res.writeHead(200).end(
+          JSON.stringify({
+            token: jwt.sign({ sub: username, owner, jti: randomUUID() }, SIGNING_KEY, { expiresIn: 600 }),
+          }),
+        );
       });
     const ownerOf = (token: string) => (jwt.decode(token, { json: true }) as { owner: string }).owner;
 
     it('gives two organizations with the same login URL and username their own tokens', async () => {
       const server = await strictLoginServer();
       const cache = new JwtTokenCache({ now: clock });
-      const as = (organizationId: string) => ({ organizationId, loginUrl: `${server.url}/login`, username: 'shared-robot', password: accounts.get(organizationId)! });
+      const as = (organizationId: string) => ({
+        organizationId,
+        loginUrl: `${server.url}/login`,
+        username: 'shared-robot',
+        password: accounts.get(organizationId)!,
+      });
       const a = await cache.getToken(as('org_a'), allow);
       const b = await cache.getToken(as('org_b'), allow);
       expect([ownerOf(a), ownerOf(b)]).toEqual(['org_a', 'org_b']);
       // Each organization's own token keeps being reused for it.
       expect(await cache.getToken(as('org_a'), allow)).toBe(a);
       expect(await cache.getToken(as('org_b'), allow)).toBe(b);
-      expect(server.requests.map((r) => (JSON.parse(r.body) as { password: string }).password)).toEqual(['alpha-password', 'beta-password']);
+      expect(server.requests.map((r) => (JSON.parse(r.body) as { password: string }).password)).toEqual([
+        'alpha-password',
+        'beta-password',
+      ]);
     });
 
     it('never hands a cached token to other credentials: a wrong password must log in (and fail) itself', async () => {
       const server = await strictLoginServer();
       const cache = new JwtTokenCache({ now: clock });
       const loginUrl = `${server.url}/login`;
-      await cache.getToken({ organizationId: 'org_a', loginUrl, username: 'shared-robot', password: 'alpha-password' }, allow);
-      await expect(cache.getToken({ organizationId: 'org_c', loginUrl, username: 'shared-robot', password: 'guess' }, allow)).rejects.toMatchObject({ statusCode: 401 });
-      await expect(cache.getToken({ organizationId: 'org_a', loginUrl, username: 'shared-robot', password: 'guess' }, allow)).rejects.toMatchObject({ statusCode: 401 });
+      await cache.getToken(
+        { organizationId: 'org_a', loginUrl, username: 'shared-robot', password: 'alpha-password' },
+        allow,
+      );
+      await expect(
+        cache.getToken({ organizationId: 'org_c', loginUrl, username: 'shared-robot', password: 'guess' }, allow),
+      ).rejects.toMatchObject({ statusCode: 401 });
+      await expect(
+        cache.getToken({ organizationId: 'org_a', loginUrl, username: 'shared-robot', password: 'guess' }, allow),
+      ).rejects.toMatchObject({ statusCode: 401 });
       expect(server.requests).toHaveLength(3);
     });
 
@@ -120,10 +146,16 @@ describe('JwtTokenCache', () => {
       const server = await strictLoginServer();
       const cache = new JwtTokenCache({ now: clock });
       const loginUrl = `${server.url}/login`;
-      const first = await cache.getToken({ organizationId: 'org_a', loginUrl, username: 'shared-robot', password: 'alpha-password' }, allow);
+      const first = await cache.getToken(
+        { organizationId: 'org_a', loginUrl, username: 'shared-robot', password: 'alpha-password' },
+        allow,
+      );
       accounts.set('org_a', 'alpha-rotated');
       try {
-        const second = await cache.getToken({ organizationId: 'org_a', loginUrl, username: 'shared-robot', password: 'alpha-rotated' }, allow);
+        const second = await cache.getToken(
+          { organizationId: 'org_a', loginUrl, username: 'shared-robot', password: 'alpha-rotated' },
+          allow,
+        );
         expect(second).not.toBe(first);
         expect(ownerOf(second)).toBe('org_a');
         expect(cache.size).toBe(1);
@@ -145,14 +177,18 @@ describe('JwtTokenCache', () => {
     const tokens: string[] = [];
     for (let i = 0; i < 4; i += 1) {
       const cache = new JwtTokenCache({ now: clock });
-      tokens.push(await cache.getToken({ organizationId: 'org_a', loginUrl: server.url, username: 'u', password: 'p' }, allow));
+      tokens.push(
+        await cache.getToken({ organizationId: 'org_a', loginUrl: server.url, username: 'u', password: 'p' }, allow),
+      );
     }
     expect(tokens).toEqual(['a', 'b', 'c', 'j']);
   });
 
   it('caches a token without exp for the default TTL', async () => {
     let issued = 0;
-    const server = await loginServer((_req, res) => res.writeHead(200).end(JSON.stringify({ token: `opaque-${++issued}` })));
+    const server = await loginServer((_req, res) =>
+      res.writeHead(200).end(JSON.stringify({ token: `opaque-${++issued}` })),
+    );
     const cache = new JwtTokenCache({ now: clock, defaultTtlMs: 5 * 60_000 });
     const credentials = { organizationId: 'org_a', loginUrl: server.url, username: 'u', password: 'p' };
     expect(await cache.getToken(credentials, allow)).toBe('opaque-1');
@@ -173,18 +209,31 @@ describe('JwtTokenCache', () => {
       res.writeHead(status).end(body);
     });
     const cache = new JwtTokenCache({ now: clock });
-    const credentials = { organizationId: 'org_a', loginUrl: `${server.url}/login`, username: 'robot', password: 'hunter2' };
+    const credentials = {
+      organizationId: 'org_a',
+      loginUrl: `${server.url}/login`,
+      username: 'robot',
+      password: 'hunter2',
+    };
     const rejected = cache.getToken(credentials, allow);
     await expect(rejected).rejects.toBeInstanceOf(JwtLoginError);
-    await expect(rejected).rejects.toMatchObject({ statusCode: 401, message: `login at 127.0.0.1:${server.port} answered HTTP 401` });
-    await expect(cache.getToken(credentials, allow)).rejects.toThrow(/without a token \(expected one of token, access_token/);
+    await expect(rejected).rejects.toMatchObject({
+      statusCode: 401,
+      message: `login at 127.0.0.1:${server.port} answered HTTP 401`,
+    });
+    await expect(cache.getToken(credentials, allow)).rejects.toThrow(
+      /without a token \(expected one of token, access_token/,
+    );
     await expect(cache.getToken(credentials, allow)).rejects.toThrow(/without a token/);
   });
 
   it('guards the loginUrl like any other destination', async () => {
     const server = await loginServer((_req, res) => res.writeHead(200).end('{"token":"t"}'));
     const cache = new JwtTokenCache({ now: clock });
-    const attempt = cache.getToken({ organizationId: 'org_a', loginUrl: `${server.url}/login`, username: 'u', password: 'p' }, { allowPrivateNetwork: false });
+    const attempt = cache.getToken(
+      { organizationId: 'org_a', loginUrl: `${server.url}/login`, username: 'u', password: 'p' },
+      { allowPrivateNetwork: false },
+    );
     await expect(attempt).rejects.toMatchObject({ statusCode: null });
     await expect(attempt).rejects.toThrow(/destination 127\.0\.0\.1 is a private or loopback address/);
     expect(server.connections()).toBe(0);

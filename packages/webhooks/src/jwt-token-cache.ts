@@ -116,7 +116,12 @@ export class JwtTokenCache {
     return createHmac('sha256', this.digestKey).update(password, 'utf8').digest('base64url');
   }
 
-  private async logIn(credentials: JwtCredentials, options: JwtLoginOptions, account: string, passwordDigest: string): Promise<string> {
+  private async logIn(
+    credentials: JwtCredentials,
+    options: JwtLoginOptions,
+    account: string,
+    passwordDigest: string,
+  ): Promise<string> {
     const host = hostOf(credentials.loginUrl);
     let reply;
     try {
@@ -124,7 +129,11 @@ export class JwtTokenCache {
         {
           url: credentials.loginUrl,
           body: JSON.stringify({ username: credentials.username, password: credentials.password }),
-          headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'botfleet-webhooks/1' },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            'user-agent': 'botfleet-webhooks/1',
+          },
         },
         options,
       );

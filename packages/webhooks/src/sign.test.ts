@@ -22,7 +22,9 @@ describe('signPayload', () => {
   it('keys a plain secret with its UTF-8 bytes', () => {
     const secret = 'my shared secret ✓';
     const signature = signPayload({ id, timestamp, body, secret });
-    const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.${body}`).digest('base64');
+    const expected = createHmac('sha256', Buffer.from(secret, 'utf8'))
+      .update(`${id}.${timestamp}.${body}`)
+      .digest('base64');
     expect(signature).toBe(`v1,${expected}`);
     // standardwebhooks takes a raw key as base64, which makes it an independent check too.
     const verifier = new Webhook(Buffer.from(secret, 'utf8').toString('base64'));

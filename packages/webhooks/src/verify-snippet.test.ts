@@ -5,7 +5,12 @@ import { signPayload } from './sign';
 
 // The "Verifying signatures" snippet in docs/webhooks.md is what receivers copy, so it is tested against the
 // signer itself. The document is this repository's own file, so evaluating the block is safe.
-type VerifyWebhook = (secret: string, headers: Record<string, string | undefined>, body: string | Buffer, toleranceSeconds?: number) => boolean;
+type VerifyWebhook = (
+  secret: string,
+  headers: Record<string, string | undefined>,
+  body: string | Buffer,
+  toleranceSeconds?: number,
+) => boolean;
 
 const DOCUMENT = path.join(__dirname, '..', '..', '..', 'docs', 'webhooks.md');
 const BLOCK = /```js\n(\/\/ verify-webhook\.js\n[\s\S]*?)```/;
@@ -63,7 +68,9 @@ describe('docs/webhooks.md verify-webhook.js snippet', () => {
   it('rejects a tampered id or timestamp', () => {
     const headers = signedHeaders(plain);
     expect(verifyWebhook(plain, { ...headers, 'webhook-id': 'dlv_other' }, body)).toBe(false);
-    expect(verifyWebhook(plain, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) }, body)).toBe(false);
+    expect(
+      verifyWebhook(plain, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) }, body),
+    ).toBe(false);
   });
 
   it('rejects a correctly signed but old timestamp, and one too far in the future', () => {

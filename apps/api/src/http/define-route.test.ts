@@ -31,7 +31,10 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const NoteHeaders = z.object({
-  'X-Note-Tag': z.string().regex(/^[a-z]{1,20}$/, 'must be 1-20 lowercase letters').describe('Files the note under this tag'),
+  'X-Note-Tag': z
+    .string()
+    .regex(/^[a-z]{1,20}$/, 'must be 1-20 lowercase letters')
+    .describe('Files the note under this tag'),
   'X-Note-Mood': z.enum(['calm', 'urgent']).optional(),
 });
 
@@ -58,7 +61,14 @@ const noteRoute = defineRoute(
   // The loaded bot and the parsed headers arrive typed.
   async ({ bot, check, body, headers }) => ({
     status: 200,
-    body: { botId: bot.id, botName: bot.name, checkedBotId: check.checkedBotId, text: body.text, tag: headers['X-Note-Tag'], mood: headers['X-Note-Mood'] ?? null },
+    body: {
+      botId: bot.id,
+      botName: bot.name,
+      checkedBotId: check.checkedBotId,
+      text: body.text,
+      tag: headers['X-Note-Tag'],
+      mood: headers['X-Note-Mood'] ?? null,
+    },
   }),
 );
 
@@ -75,7 +85,14 @@ function appFor(routes: Route[]): { app: Express; queries: () => number } {
   }) as unknown as PrismaClient;
   const app = express();
   app.use(jsonBody({ limitBytes: 64 * 1024, timeoutMs: 5_000 }));
-  app.use('/api/v1', mountRoutes(routes, { db: counting, authenticate: createAuthenticator(h.db).authenticate, checkRateLimit: async () => undefined }));
+  app.use(
+    '/api/v1',
+    mountRoutes(routes, {
+      db: counting,
+      authenticate: createAuthenticator(h.db).authenticate,
+      checkRateLimit: async () => undefined,
+    }),
+  );
   app.use(errorHandler(h.deps.logger));
   return { app, queries: () => count };
 }
@@ -136,11 +153,19 @@ describe('header schemas', () => {
     });
     const missing = await post(app, botId, owner, {});
     expect(missing.status).toBe(400);
-    expect(missing.body.error).toMatchObject({ code: 'validation_error', message: 'Invalid X-Note-Tag header', details: [{ path: 'X-Note-Tag', in: 'header' }] });
+    expect(missing.body.error).toMatchObject({
+      code: 'validation_error',
+      message: 'Invalid X-Note-Tag header',
+      details: [{ path: 'X-Note-Tag', in: 'header' }],
+    });
   });
 
   it('keep the Idempotency-Key envelope the API always answered with', async () => {
-    const res = await request(h.app).post(`/api/v1/bots/${botId}/executions`).set(owner.auth('write')).set('Idempotency-Key', 'x'.repeat(300)).send({});
+    const res = await request(h.app)
+      .post(`/api/v1/bots/${botId}/executions`)
+      .set(owner.auth('write'))
+      .set('Idempotency-Key', 'x'.repeat(300))
+      .send({});
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       error: {
@@ -155,7 +180,13 @@ describe('header schemas', () => {
     const document = buildOpenApiDocument([noteRoute], { version: 'test', serverUrl: 'http://x/api/v1' });
     const operation = document.paths['/bots/{botId}/notes']!.post as { parameters: { in: string }[] };
     expect(operation.parameters.filter((p) => p.in === 'header')).toEqual([
-      { name: 'X-Note-Tag', in: 'header', required: true, description: 'Files the note under this tag', schema: { type: 'string', pattern: '^[a-z]{1,20}$' } },
+      {
+        name: 'X-Note-Tag',
+        in: 'header',
+        required: true,
+        description: 'Files the note under this tag',
+        schema: { type: 'string', pattern: '^[a-z]{1,20}$' },
+      },
       { name: 'X-Note-Mood', in: 'header', required: false, schema: { type: 'string', enum: ['calm', 'urgent'] } },
     ]);
 
@@ -173,11 +204,20 @@ describe('header schemas', () => {
 describe('types', () => {
   it('refuse loaders the route’s path cannot feed, and names the context already uses', () => {
     const responses = { 200: { description: 'ok' } };
-    const base = { method: 'get', path: '/x/:executionId', tag: 'T', summary: 's', permission: 'read', responses } as const;
+    const base = {
+      method: 'get',
+      path: '/x/:executionId',
+      tag: 'T',
+      summary: 's',
+      permission: 'read',
+      responses,
+    } as const;
     // @ts-expect-error botOfCaller needs :botId, which ExecutionParams does not have
     defineRoute({ ...base, params: ExecutionParams, load: { bot: botOfCaller } }, async () => ({ status: 200 }));
     // @ts-expect-error a loaded resource may not shadow `params`
-    defineRoute({ ...base, path: '/x/:botId', params: BotParams, load: { params: botOfCaller } }, async () => ({ status: 200 }));
+    defineRoute({ ...base, path: '/x/:botId', params: BotParams, load: { params: botOfCaller } }, async () => ({
+      status: 200,
+    }));
     expect(true).toBe(true);
   });
 });

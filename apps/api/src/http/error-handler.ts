@@ -44,7 +44,9 @@ function fromClientErrorStatus(err: HttpLikeError): AppError | null {
   const status = err.status ?? err.statusCode;
   if (typeof status !== 'number' || status < 400 || status > 499) return null;
   if (err.name === 'URIError') {
-    return new AppError('validation_error', 'The path has a malformed percent-escape', [{ path: '(path)', message: 'is not valid percent-encoding', in: 'path' }]);
+    return new AppError('validation_error', 'The path has a malformed percent-escape', [
+      { path: '(path)', message: 'is not valid percent-encoding', in: 'path' },
+    ]);
   }
   const message = err.expose === true && typeof err.message === 'string' ? err.message : 'Malformed request';
   return new AppError(CODE_FOR_STATUS[status] ?? 'bad_request', message);
@@ -58,7 +60,10 @@ function isDependencyDown(err: unknown): boolean {
     const candidate = e as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
     if (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
     if (candidate.name === 'MaxRetriesPerRequestError') return true;
-    if (typeof candidate.message === 'string' && /enableOfflineQueue|Connection is closed|ECONNREFUSED|Can't reach database/.test(candidate.message)) {
+    if (
+      typeof candidate.message === 'string' &&
+      /enableOfflineQueue|Connection is closed|ECONNREFUSED|Can't reach database/.test(candidate.message)
+    ) {
       return true;
     }
     e = candidate.cause;

@@ -3,10 +3,13 @@ import { createApiHarness, useApiHarness, type ApiHarness, type TestOrg } from '
 
 let h: ApiHarness;
 let org: TestOrg;
-useApiHarness((harness, first) => {
-  h = harness;
-  org = first;
-}, { bodyLimitBytes: 16 * 1024 });
+useApiHarness(
+  (harness, first) => {
+    h = harness;
+    org = first;
+  },
+  { bodyLimitBytes: 16 * 1024 },
+);
 
 describe('cross-cutting HTTP behaviour', () => {
   it('gives every response an X-Request-Id and echoes a client one', async () => {
@@ -30,7 +33,11 @@ describe('cross-cutting HTTP behaviour', () => {
   });
 
   it('refuses non-JSON bodies with 415', async () => {
-    const res = await request(h.app).post('/api/v1/bots').set(org.auth('write')).set('Content-Type', 'text/plain').send('name=x');
+    const res = await request(h.app)
+      .post('/api/v1/bots')
+      .set(org.auth('write'))
+      .set('Content-Type', 'text/plain')
+      .send('name=x');
     expect(res.status).toBe(415);
     expect(res.body.error.code).toBe('unsupported_media_type');
     const form = await request(h.app).post('/api/v1/bots').set(org.auth('write')).type('form').send({ name: 'x' });
@@ -38,7 +45,11 @@ describe('cross-cutting HTTP behaviour', () => {
   });
 
   it('refuses malformed JSON with 400 invalid_json', async () => {
-    const res = await request(h.app).post('/api/v1/bots').set(org.auth('write')).set('Content-Type', 'application/json').send('{"name": ');
+    const res = await request(h.app)
+      .post('/api/v1/bots')
+      .set(org.auth('write'))
+      .set('Content-Type', 'application/json')
+      .send('{"name": ');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: { code: 'invalid_json', message: 'Request body is not valid JSON' } });
   });

@@ -51,7 +51,12 @@ export function jsonBody(options: { limitBytes: number; timeoutMs: number }) {
       // The rest of the body may never come: answer, then drop the connection rather than reuse it.
       res.setHeader('Connection', 'close');
       res.once('finish', () => req.socket.destroy());
-      next(new AppError('request_timeout', `The request body did not arrive within ${Math.round(options.timeoutMs / 1000)} s`));
+      next(
+        new AppError(
+          'request_timeout',
+          `The request body did not arrive within ${Math.round(options.timeoutMs / 1000)} s`,
+        ),
+      );
     }, options.timeoutMs);
     readText(req, res, (err?: unknown) => {
       clearTimeout(deadline);
@@ -63,17 +68,26 @@ export function jsonBody(options: { limitBytes: number; timeoutMs: number }) {
       }
       const text = typeof req.body === 'string' ? req.body : '';
       try {
-        req.body = text.trim() === '' ? undefined : JSON.parse(text, (key, value: unknown) => {
-          if (FORBIDDEN_KEYS.has(key)) throw new ForbiddenKeyError(key, 'is not allowed');
-          if (key.includes('\u0000')) throw new ForbiddenKeyError(key.replaceAll('\u0000', '\\u0000'), 'must not contain NUL characters');
-          // PostgreSQL cannot store NUL in text or jsonb; refuse it here rather than fail later.
-          if (typeof value === 'string' && value.includes('\u0000')) throw new ForbiddenKeyError(key || '(root)', 'must not contain NUL characters');
-          return value;
-        });
+        req.body =
+          text.trim() === ''
+            ? undefined
+            : JSON.parse(text, (key, value: unknown) => {
+                if (FORBIDDEN_KEYS.has(key)) throw new ForbiddenKeyError(key, 'is not allowed');
+                if (key.includes('\u0000'))
+                  throw new ForbiddenKeyError(key.replaceAll('\u0000', '\\u0000'), 'must not contain NUL characters');
+                // PostgreSQL cannot store NUL in text or jsonb; refuse it here rather than fail later.
+                if (typeof value === 'string' && value.includes('\u0000'))
+                  throw new ForbiddenKeyError(key || '(root)', 'must not contain NUL characters');
+                return value;
+              });
         next();
       } catch (parseError) {
         if (parseError instanceof ForbiddenKeyError) {
-          next(new AppError('validation_error', `Request body: ${parseError.key} ${parseError.reason}`, [{ path: parseError.key, message: parseError.reason, in: 'body' }]));
+          next(
+            new AppError('validation_error', `Request body: ${parseError.key} ${parseError.reason}`, [
+              { path: parseError.key, message: parseError.reason, in: 'body' },
+            ]),
+          );
         } else {
           next(new AppError('invalid_json', 'Request body is not valid JSON'));
         }

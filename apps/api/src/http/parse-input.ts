@@ -6,7 +6,11 @@ import { toValidationIssues, validationError } from './validation-issues';
 export const CANNOT_EXIST = 'cannotExist';
 
 /** Parses one part of a request (path, query, body); failures are a 400 naming each field. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: 'path' | 'query' | 'body'): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: 'path' | 'query' | 'body',
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw validationError(toValidationIssues(result.error), where);
@@ -17,11 +21,17 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
  * answer once the rest of the request has been checked (who you are, then what you sent, then
  * what exists), instead of throwing a 400.
  */
-export function parsePath<S extends z.ZodType>(schema: S, value: unknown): { params: z.output<S>; notFound: null } | { params: null; notFound: AppError } {
+export function parsePath<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+): { params: z.output<S>; notFound: null } | { params: null; notFound: AppError } {
   const result = schema.safeParse(value);
   if (result.success) return { params: result.data, notFound: null };
   const issues = result.error.issues;
-  const cannotExist = issues.every((issue) => issue.code === 'custom' && (issue.params as Record<string, unknown> | undefined)?.[CANNOT_EXIST] === true);
+  const cannotExist = issues.every(
+    (issue) =>
+      issue.code === 'custom' && (issue.params as Record<string, unknown> | undefined)?.[CANNOT_EXIST] === true,
+  );
   if (cannotExist) return { params: null, notFound: new AppError('not_found', issues[0]!.message) };
   throw validationError(toValidationIssues(result.error), 'path');
 }
@@ -31,7 +41,10 @@ export function parsePath<S extends z.ZodType>(schema: S, value: unknown): { par
  * client used. Failures are a 400 naming each header, in the words the API always used for them
  * ("Invalid Idempotency-Key header").
  */
-export function parseHeaders<S extends z.ZodObject>(schema: S, header: (name: string) => string | undefined): z.output<S> {
+export function parseHeaders<S extends z.ZodObject>(
+  schema: S,
+  header: (name: string) => string | undefined,
+): z.output<S> {
   const given: Record<string, string> = {};
   for (const name of Object.keys(schema.shape)) {
     const value = header(name);

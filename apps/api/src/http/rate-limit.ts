@@ -6,7 +6,12 @@ import type { RedisConnection } from '@botfleet/queue';
  * When Redis does not answer, requests go through (fail open): the limiter protects capacity,
  * and must not turn a Redis outage into an API outage.
  */
-export function createRateLimiter(options: { redis: RedisConnection; prefix: string; perMinute: number; logger: Logger }) {
+export function createRateLimiter(options: {
+  redis: RedisConnection;
+  prefix: string;
+  perMinute: number;
+  logger: Logger;
+}) {
   const { redis, prefix, perMinute, logger } = options;
   return async function checkRateLimit(keyId: string): Promise<void> {
     if (perMinute <= 0) return;
@@ -22,7 +27,9 @@ export function createRateLimiter(options: { redis: RedisConnection; prefix: str
     }
     if (count > perMinute) {
       const retryAfter = Math.max(1, Math.ceil(((window + 1) * 60_000 - Date.now()) / 1000));
-      throw new AppError('rate_limited', `Rate limit of ${perMinute} requests per minute exceeded for this API key`, { retryAfterSeconds: retryAfter });
+      throw new AppError('rate_limited', `Rate limit of ${perMinute} requests per minute exceeded for this API key`, {
+        retryAfterSeconds: retryAfter,
+      });
     }
   };
 }

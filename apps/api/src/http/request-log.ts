@@ -8,7 +8,16 @@ export function requestLog(logger: Logger) {
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - start) / 1e6;
       const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug';
-      logger[level]({ requestId: req.id, method: req.method, path: req.path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
+      logger[level](
+        {
+          requestId: req.id,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          durationMs: Math.round(durationMs * 10) / 10,
+        },
+        'request',
+      );
     });
     next();
   };

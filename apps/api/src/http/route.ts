@@ -68,7 +68,9 @@ export interface RouteContext<P, Q, B, H> {
 }
 
 /** Loaders for a route whose parsed path is P; their keys may not shadow the context's own. */
-type LoadersFor<P> = Record<string, ResourceLoader<P, unknown>> & { [K in keyof RouteContext<P, unknown, unknown, unknown>]?: never };
+type LoadersFor<P> = Record<string, ResourceLoader<P, unknown>> & {
+  [K in keyof RouteContext<P, unknown, unknown, unknown>]?: never;
+};
 
 /** What the route's loaders resolve to, by key. */
 export type Loaded<L> = { [K in keyof L]: L[K] extends ResourceLoader<never, infer T> ? T : never };

@@ -16,8 +16,16 @@ export function toValidationIssues(error: z.ZodError, prefix: string[] = []): Va
 }
 
 /** The 400 for these issues, each tagged with where in the request it was found. */
-export function validationError(issues: ValidationIssue[], where: 'path' | 'query' | 'body' | 'header', message = describeIssues(issues)): AppError {
-  return new AppError('validation_error', message, issues.map((issue) => ({ ...issue, in: where })));
+export function validationError(
+  issues: ValidationIssue[],
+  where: 'path' | 'query' | 'body' | 'header',
+  message = describeIssues(issues),
+): AppError {
+  return new AppError(
+    'validation_error',
+    message,
+    issues.map((issue) => ({ ...issue, in: where })),
+  );
 }
 
 export function describeIssues(issues: ValidationIssue[]): string {

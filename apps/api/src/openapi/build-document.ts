@@ -5,7 +5,11 @@ import type { Route } from '../http/route';
 type JsonSchema = Record<string, unknown>;
 
 function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as JsonSchema;
   return rest;
 }
 
@@ -53,12 +57,18 @@ export function buildOpenApiDocument(routes: Route[], info: { version: string; s
     const responses: Record<string, unknown> = {};
     for (const [status, spec] of Object.entries(def.responses)) {
       responses[status] = spec.schema
-        ? { description: spec.description, content: { 'application/json': { schema: toSchema(spec.schema, 'output') } } }
+        ? {
+            description: spec.description,
+            content: { 'application/json': { schema: toSchema(spec.schema, 'output') } },
+          }
         : { description: spec.description };
     }
     if (def.permission) {
       for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
-        responses[status] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+        responses[status] ??= {
+          description,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        };
       }
     }
     (paths[path] ??= {})[def.method] = {
@@ -67,8 +77,14 @@ export function buildOpenApiDocument(routes: Route[], info: { version: string; s
       operationId: `${def.method}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
       security: def.permission ? [{ bearer: [] }] : [],
       ...(def.permission ? { 'x-permission': def.permission } : {}),
-      parameters: [...parametersOf(def.params, 'path'), ...parametersOf(def.query, 'query'), ...headerParametersOf(def.headers)],
-      ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(def.body, 'input') } } } } : {}),
+      parameters: [
+        ...parametersOf(def.params, 'path'),
+        ...parametersOf(def.query, 'query'),
+        ...headerParametersOf(def.headers),
+      ],
+      ...(def.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(def.body, 'input') } } } }
+        : {}),
       responses,
     };
   }
@@ -77,7 +93,8 @@ export function buildOpenApiDocument(routes: Route[], info: { version: string; s
     info: {
       title: 'botfleet API',
       version: info.version,
-      description: 'Store browser-automation bots, run them on demand or on a schedule, and receive their data by webhook.',
+      description:
+        'Store browser-automation bots, run them on demand or on a schedule, and receive their data by webhook.',
     },
     servers: [{ url: info.serverUrl }],
     components: {

@@ -12,7 +12,10 @@ useApiHarness((harness, first) => {
 
 describe('API keys', () => {
   it('creates a key shown once, stores only its hash, lists it without secrets and revokes it', async () => {
-    const created = await request(h.app).post('/api/v1/api-keys').set(org.auth('admin')).send({ name: 'ci', permission: 'write' });
+    const created = await request(h.app)
+      .post('/api/v1/api-keys')
+      .set(org.auth('admin'))
+      .send({ name: 'ci', permission: 'write' });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^key_/),
@@ -30,7 +33,10 @@ describe('API keys', () => {
     expect(JSON.stringify(row)).not.toContain(key);
 
     // The new key works with its permission, and the listing never shows key material.
-    const bot = await request(h.app).post('/api/v1/bots').set('Authorization', `Bearer ${key}`).send({ name: 'k', targetUrl: 'https://a.example' });
+    const bot = await request(h.app)
+      .post('/api/v1/bots')
+      .set('Authorization', `Bearer ${key}`)
+      .send({ name: 'k', targetUrl: 'https://a.example' });
     expect(bot.status).toBe(201);
     const listed = await request(h.app).get('/api/v1/api-keys').set(org.auth('admin'));
     expect(listed.status).toBe(200);
@@ -39,10 +45,14 @@ describe('API keys', () => {
     expect(Object.keys(entry).sort()).toEqual(['createdAt', 'id', 'keyPrefix', 'lastUsedAt', 'name', 'permission']);
     expect(entry.lastUsedAt).toEqual(expect.any(Number));
 
-    expect((await request(h.app).delete(`/api/v1/api-keys/${created.body.id}`).set(org.auth('admin'))).status).toBe(204);
+    expect((await request(h.app).delete(`/api/v1/api-keys/${created.body.id}`).set(org.auth('admin'))).status).toBe(
+      204,
+    );
     const after = await request(h.app).get('/api/v1/bots').set('Authorization', `Bearer ${key}`);
     expect(after.status).toBe(401);
-    expect((await request(h.app).delete(`/api/v1/api-keys/${created.body.id}`).set(org.auth('admin'))).status).toBe(404);
+    expect((await request(h.app).delete(`/api/v1/api-keys/${created.body.id}`).set(org.auth('admin'))).status).toBe(
+      404,
+    );
   });
 
   it.each([

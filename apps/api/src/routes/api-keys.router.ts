@@ -32,7 +32,10 @@ export function apiKeyRoutes({ db }: ApiDeps, onKeyRevoked: (keyId: string) => v
         permission: 'admin',
         responses: { 200: { description: 'The keys', schema: listOf(ApiKeySchema) } },
       },
-      async ({ auth }) => ({ status: 200, body: toListView((await listApiKeys(db, auth.organizationId)).map(toApiKeyView)) }),
+      async ({ auth }) => ({
+        status: 200,
+        body: toListView((await listApiKeys(db, auth.organizationId)).map(toApiKeyView)),
+      }),
     ),
     defineRoute(
       {

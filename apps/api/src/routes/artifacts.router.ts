@@ -12,7 +12,11 @@ const SignatureQuery = z.strictObject({
 });
 
 export function artifactRoutes(deps: ApiDeps): Route[] {
-  const signer = createArtifactUrlSigner(deps.settings.urlSigningKey, deps.settings.publicBaseUrl, deps.settings.screenshotUrlTtlSeconds);
+  const signer = createArtifactUrlSigner(
+    deps.settings.urlSigningKey,
+    deps.settings.publicBaseUrl,
+    deps.settings.screenshotUrlTtlSeconds,
+  );
   return [
     defineRoute(
       {

@@ -9,12 +9,18 @@ useApiHarness((harness, first) => {
   org = first;
 });
 
-const createBot = (body: object, o: TestOrg = org) => request(h.app).post('/api/v1/bots').set(o.auth('write')).send(body);
+const createBot = (body: object, o: TestOrg = org) =>
+  request(h.app).post('/api/v1/bots').set(o.auth('write')).send(body);
 
 describe('POST /api/v1/bots', () => {
   it('creates a bot and returns its detail, field by field', async () => {
     const before = Date.now();
-    const res = await createBot({ name: 'Prices', targetUrl: 'https://shop.example/items', description: 'daily prices', tags: ['shop', 'daily'] });
+    const res = await createBot({
+      name: 'Prices',
+      targetUrl: 'https://shop.example/items',
+      description: 'daily prices',
+      tags: ['shop', 'daily'],
+    });
     expect(res.status).toBe(201);
     expect(res.headers.location).toBe(`/api/v1/bots/${res.body.id}`);
     expect(res.body).toEqual({
@@ -51,8 +57,16 @@ describe('POST /api/v1/bots', () => {
     ['tags not an array', { name: 'a', targetUrl: 'https://a.example', tags: 'x' }, 'tags'],
     ['tag empty', { name: 'a', targetUrl: 'https://a.example', tags: [''] }, 'tags.0'],
     ['tag too long', { name: 'a', targetUrl: 'https://a.example', tags: ['x'.repeat(65)] }, 'tags.0'],
-    ['too many tags', { name: 'a', targetUrl: 'https://a.example', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, 'tags'],
-    ['description too long', { name: 'a', targetUrl: 'https://a.example', description: 'x'.repeat(2001) }, 'description'],
+    [
+      'too many tags',
+      { name: 'a', targetUrl: 'https://a.example', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) },
+      'tags',
+    ],
+    [
+      'description too long',
+      { name: 'a', targetUrl: 'https://a.example', description: 'x'.repeat(2001) },
+      'description',
+    ],
     ['unknown field', { name: 'a', targetUrl: 'https://a.example', owner: 'me' }, 'owner'],
     ['status on create', { name: 'a', targetUrl: 'https://a.example', status: 'paused' }, 'status'],
   ])('rejects %s with a 400 naming the field', async (_case, body, field) => {
@@ -67,7 +81,8 @@ describe('GET /api/v1/bots', () => {
   it('pages newest first without repeating or skipping while bots are inserted between pages', async () => {
     const own = await h.newOrg();
     const created: string[] = [];
-    for (let i = 0; i < 7; i++) created.push((await createBot({ name: `b${i}`, targetUrl: 'https://a.example' }, own)).body.id);
+    for (let i = 0; i < 7; i++)
+      created.push((await createBot({ name: `b${i}`, targetUrl: 'https://a.example' }, own)).body.id);
 
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -79,7 +94,8 @@ describe('GET /api/v1/bots', () => {
         .set(own.auth('read'));
       expect(res.status).toBe(200);
       expect(res.body.data.length).toBeLessThanOrEqual(3);
-      for (const bot of res.body.data) expect(Object.keys(bot).sort()).toEqual(['createdAt', 'id', 'kind', 'name', 'status', 'tags', 'targetUrl']);
+      for (const bot of res.body.data)
+        expect(Object.keys(bot).sort()).toEqual(['createdAt', 'id', 'kind', 'name', 'status', 'tags', 'targetUrl']);
       seen.push(...res.body.data.map((b: { id: string }) => b.id));
       cursor = res.body.nextCursor;
       pages++;
@@ -129,7 +145,16 @@ describe('GET, PATCH and DELETE /api/v1/bots/:botId', () => {
       .set(org.auth('write'))
       .send({ name: 'y', status: 'paused', tags: ['t'], description: null, targetUrl: 'http://b.example/' });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ id: bot.id, name: 'y', status: 'paused', tags: ['t'], description: null, targetUrl: 'http://b.example/', kind: 'extraction', createdAt: bot.createdAt });
+    expect(patched.body).toMatchObject({
+      id: bot.id,
+      name: 'y',
+      status: 'paused',
+      tags: ['t'],
+      description: null,
+      targetUrl: 'http://b.example/',
+      kind: 'extraction',
+      createdAt: bot.createdAt,
+    });
     expect(patched.body.updatedAt).toBeGreaterThanOrEqual(bot.updatedAt);
 
     const del = await request(h.app).delete(`/api/v1/bots/${bot.id}`).set(org.auth('write'));

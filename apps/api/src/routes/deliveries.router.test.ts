@@ -38,7 +38,10 @@ const getDeliveries = (executionId: string, who: TestOrg = org) =>
 describe('GET /executions/:executionId/deliveries', () => {
   it('returns each delivery with its attempts, field by field, timestamps in Unix ms', async () => {
     const run = await completedExecution({ items: ['secret-looking-data'] });
-    const { id } = (await createDeliveryForCompletedExecution(h.db, { ...run, extractedData: { items: ['secret-looking-data'] } }))!;
+    const { id } = (await createDeliveryForCompletedExecution(h.db, {
+      ...run,
+      extractedData: { items: ['secret-looking-data'] },
+    }))!;
     const firstStart = new Date(Date.now() - 2_000);
     const retryAt = new Date(Date.now() + 60_000);
     await recordDeliveryAttempt(h.db, {
@@ -66,7 +69,15 @@ describe('GET /executions/:executionId/deliveries', () => {
           lastError: 'receiver answered HTTP 503',
           createdAt: row.createdAt.getTime(),
           completedAt: null,
-          attempts: [{ number: 1, startedAt: firstStart.getTime(), durationMs: 31, statusCode: 503, error: 'receiver answered HTTP 503' }],
+          attempts: [
+            {
+              number: 1,
+              startedAt: firstStart.getTime(),
+              durationMs: 31,
+              statusCode: 503,
+              error: 'receiver answered HTTP 503',
+            },
+          ],
         },
       ],
     });
@@ -86,7 +97,13 @@ describe('GET /executions/:executionId/deliveries', () => {
     expect(DeliverySchema.parse(delivery)).toEqual(delivery);
     expect(delivery).toMatchObject({ status: 'succeeded', attemptCount: 2, nextAttemptAt: null, lastError: null });
     expect(typeof delivery.completedAt).toBe('number');
-    expect(delivery.attempts[1]).toEqual({ number: 2, startedAt: secondStart.getTime(), durationMs: 7, statusCode: 204, error: null });
+    expect(delivery.attempts[1]).toEqual({
+      number: 2,
+      startedAt: secondStart.getTime(),
+      durationMs: 7,
+      statusCode: 204,
+      error: null,
+    });
     // Neither the secret (sealed or not) nor the delivered body appears.
     const text = JSON.stringify(done.body);
     expect(text).not.toContain(SECRET);
@@ -115,7 +132,18 @@ describe('GET /executions/:executionId/deliveries', () => {
     const op = res.body.paths['/executions/{executionId}/deliveries'].get;
     const schema = op.responses['200'].content['application/json'].schema;
     expect(Object.keys(schema.properties.data.items.properties).sort()).toEqual(
-      ['attemptCount', 'attempts', 'auth', 'completedAt', 'createdAt', 'id', 'lastError', 'nextAttemptAt', 'status', 'url'].sort(),
+      [
+        'attemptCount',
+        'attempts',
+        'auth',
+        'completedAt',
+        'createdAt',
+        'id',
+        'lastError',
+        'nextAttemptAt',
+        'status',
+        'url',
+      ].sort(),
     );
   });
 });

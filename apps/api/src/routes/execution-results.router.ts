@@ -17,7 +17,11 @@ const ExtractSchema = z.object({ data: z.unknown() });
 
 export function executionResultRoutes(deps: ApiDeps): Route[] {
   const { db } = deps;
-  const signer = createArtifactUrlSigner(deps.settings.urlSigningKey, deps.settings.publicBaseUrl, deps.settings.screenshotUrlTtlSeconds);
+  const signer = createArtifactUrlSigner(
+    deps.settings.urlSigningKey,
+    deps.settings.publicBaseUrl,
+    deps.settings.screenshotUrlTtlSeconds,
+  );
   const signArtifactUrl = (artifactId: string) => signer.sign(artifactId);
 
   return [

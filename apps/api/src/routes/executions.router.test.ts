@@ -10,12 +10,14 @@ useApiHarness((harness, first) => {
   org = first;
 });
 
-async function actionBot(parameters: object[] = [
-  { name: 'query', type: 'string', required: true },
-  { name: 'maxPrice', type: 'number' },
-  { name: 'pages', type: 'integer' },
-  { name: 'express', type: 'boolean' },
-]): Promise<string> {
+async function actionBot(
+  parameters: object[] = [
+    { name: 'query', type: 'string', required: true },
+    { name: 'maxPrice', type: 'number' },
+    { name: 'pages', type: 'integer' },
+    { name: 'express', type: 'boolean' },
+  ],
+): Promise<string> {
   return h.newBot(org, { name: 'a', kind: 'action' }, { manifest: { parameters } });
 }
 const trigger = (botId: string, body?: object, headers: Record<string, string> = {}) => {
@@ -60,10 +62,18 @@ describe('POST /api/v1/bots/:botId/executions', () => {
     const res = await trigger(botId, { params: { qurey: 'boots' } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
-      error: { code: 'unknown_parameter', message: "Unknown parameter 'qurey'. Did you mean 'query'?", details: { parameter: 'qurey', suggestion: 'query' } },
+      error: {
+        code: 'unknown_parameter',
+        message: "Unknown parameter 'qurey'. Did you mean 'query'?",
+        details: { parameter: 'qurey', suggestion: 'query' },
+      },
     });
     const plain = await trigger(await h.newBot(org, { name: 'n' }), { params: { anything: 1 } });
-    expect(plain.body.error).toEqual({ code: 'unknown_parameter', message: "Unknown parameter 'anything'.", details: { parameter: 'anything', suggestion: null } });
+    expect(plain.body.error).toEqual({
+      code: 'unknown_parameter',
+      message: "Unknown parameter 'anything'.",
+      details: { parameter: 'anything', suggestion: null },
+    });
   });
 
   it.each([
@@ -96,7 +106,9 @@ describe('POST /api/v1/bots/:botId/executions', () => {
   it('returns the first execution for a repeated Idempotency-Key, even when racing', async () => {
     const botId = await actionBot();
     const headers = { 'Idempotency-Key': `key-${Date.now()}` };
-    const responses = await Promise.all(Array.from({ length: 5 }, () => trigger(botId, { params: { query: 'x' } }, headers)));
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => trigger(botId, { params: { query: 'x' } }, headers)),
+    );
     const ids = new Set(responses.map((r) => r.body.executionId));
     expect(ids.size).toBe(1);
     expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 202]);
@@ -129,10 +141,20 @@ describe('cancel and lookups', () => {
     expect((await request(h.app).get(`/api/v1/bots/${botId}/latest-execution`).set(org.auth('read'))).status).toBe(404);
     expect((await request(h.app).get(`/api/v1/bots/${botId}/latest-extract`).set(org.auth('read'))).status).toBe(404);
     const { executionId } = (await trigger(botId, { params: { query: 'x' } })).body;
-    expect((await request(h.app).get(`/api/v1/executions/${executionId}/steps`).set(org.auth('read'))).body).toEqual({ data: [] });
-    expect((await request(h.app).get(`/api/v1/executions/${executionId}/steps/0`).set(org.auth('read'))).status).toBe(404);
-    expect((await request(h.app).get(`/api/v1/executions/${executionId}/steps/-1`).set(org.auth('read'))).status).toBe(400);
-    expect((await request(h.app).get(`/api/v1/executions/${executionId}/logs`).set(org.auth('read'))).body).toEqual({ data: [] });
-    expect((await request(h.app).get(`/api/v1/executions/${executionId}/failure`).set(org.auth('read'))).status).toBe(404);
+    expect((await request(h.app).get(`/api/v1/executions/${executionId}/steps`).set(org.auth('read'))).body).toEqual({
+      data: [],
+    });
+    expect((await request(h.app).get(`/api/v1/executions/${executionId}/steps/0`).set(org.auth('read'))).status).toBe(
+      404,
+    );
+    expect((await request(h.app).get(`/api/v1/executions/${executionId}/steps/-1`).set(org.auth('read'))).status).toBe(
+      400,
+    );
+    expect((await request(h.app).get(`/api/v1/executions/${executionId}/logs`).set(org.auth('read'))).body).toEqual({
+      data: [],
+    });
+    expect((await request(h.app).get(`/api/v1/executions/${executionId}/failure`).set(org.auth('read'))).status).toBe(
+      404,
+    );
   });
 });

@@ -139,7 +139,10 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         permission: 'write',
         params: ExecutionParams,
         load: { execution: executionOfCaller },
-        responses: { 200: { description: 'The cancelled execution', schema: ExecutionSchema }, 409: { description: 'The execution already ended' } },
+        responses: {
+          200: { description: 'The cancelled execution', schema: ExecutionSchema },
+          409: { description: 'The execution already ended' },
+        },
       },
       async ({ auth, execution }) => {
         const cancelled = await cancelExecution(db, auth.organizationId, execution.id);
@@ -152,7 +155,10 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         // Best effort: a waiting job is dropped, a running one is told to stop. The row is already
         // final, so a worker that misses both simply cannot write its result.
         await settlesWithin(
-          Promise.allSettled([deps.queues.get(executionRun.queue).remove(executionRun.jobIdOf({ executionId: cancelled.id })), deps.redis.publish(cancelChannel(deps.queues.prefix), cancelled.id)]),
+          Promise.allSettled([
+            deps.queues.get(executionRun.queue).remove(executionRun.jobIdOf({ executionId: cancelled.id })),
+            deps.redis.publish(cancelChannel(deps.queues.prefix), cancelled.id),
+          ]),
           2_000,
         );
         return { status: 200, body: toExecutionView(cancelled) };

@@ -10,7 +10,8 @@ useApiHarness((harness, first) => {
 });
 
 const newBot = () => h.newBot(org);
-const put = (botId: string, body: object) => request(h.app).put(`/api/v1/bots/${botId}/manifest`).set(org.auth('write')).send(body);
+const put = (botId: string, body: object) =>
+  request(h.app).put(`/api/v1/bots/${botId}/manifest`).set(org.auth('write')).send(body);
 const get = (botId: string) => request(h.app).get(`/api/v1/bots/${botId}/manifest`).set(org.auth('read'));
 
 const capabilities = {
@@ -38,7 +39,11 @@ describe('manifest', () => {
     expect((await put(botId, { capabilities, parameters })).status).toBe(200);
     const res = await put(botId, { webhook: { url: 'https://hooks.example/in', auth: 'none', dataPath: 'items.0' } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ capabilities, parameters, webhook: { url: 'https://hooks.example/in', auth: 'none', dataPath: 'items.0' } });
+    expect(res.body).toEqual({
+      capabilities,
+      parameters,
+      webhook: { url: 'https://hooks.example/in', auth: 'none', dataPath: 'items.0' },
+    });
     expect((await get(botId)).body).toEqual(res.body);
 
     const replaced = await put(botId, { capabilities: { locale: 'en-GB' } });
@@ -68,7 +73,9 @@ describe('manifest', () => {
     await put(botId, { webhook: { url: 'https://hooks.example/v3', auth: 'hmac', secret: '********' } });
     const kept = (await findStoredManifest(h.db, botId))!;
     expect(h.deps.secretBox.decrypt(kept.webhookSecretEnc!)).toBe(secret);
-    await put(botId, { webhook: { url: 'https://hooks.example/v3', auth: 'hmac', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } });
+    await put(botId, {
+      webhook: { url: 'https://hooks.example/v3', auth: 'hmac', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+    });
     const rotated = (await findStoredManifest(h.db, botId))!;
     expect(h.deps.secretBox.decrypt(rotated.webhookSecretEnc!)).toBe('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
   });
@@ -76,7 +83,13 @@ describe('manifest', () => {
   it('stores the JWT password encrypted and masked', async () => {
     const botId = await newBot();
     const password = 'hunter2-very-secret';
-    const webhook = { url: 'https://hooks.example/in', auth: 'jwt', loginUrl: 'https://auth.example/login', username: 'bot', password };
+    const webhook = {
+      url: 'https://hooks.example/in',
+      auth: 'jwt',
+      loginUrl: 'https://auth.example/login',
+      username: 'bot',
+      password,
+    };
     const res = await put(botId, { webhook });
     expect(res.status).toBe(200);
     expect(res.body.webhook).toEqual({ ...webhook, password: '********' });
@@ -90,17 +103,33 @@ describe('manifest', () => {
     await put(botId, { webhook: { url: 'https://hooks.example/in', auth: 'hmac', secret: 's3cret' } });
     const res = await put(botId, { webhook: { url: 'https://hooks.example/in', auth: 'none' } });
     expect(res.body.webhook).toEqual({ url: 'https://hooks.example/in', auth: 'none' });
-    expect(((await findStoredManifest(h.db, botId))!).webhookSecretEnc).toBeNull();
+    expect((await findStoredManifest(h.db, botId))!.webhookSecretEnc).toBeNull();
   });
 
   it.each([
     ['locale', { capabilities: { locale: 'english' } }, 'capabilities.locale'],
     ['locale without region', { capabilities: { locale: 'en' } }, 'capabilities.locale'],
     ['timezone', { capabilities: { timezone: 'Mars/Olympus' } }, 'capabilities.timezone'],
-    ['latitude range', { capabilities: { geolocation: { latitude: 91, longitude: 0 } } }, 'capabilities.geolocation.latitude'],
-    ['longitude range', { capabilities: { geolocation: { latitude: 0, longitude: -181 } } }, 'capabilities.geolocation.longitude'],
-    ['latitude type', { capabilities: { geolocation: { latitude: '1', longitude: 0 } } }, 'capabilities.geolocation.latitude'],
-    ['geolocation missing member', { capabilities: { geolocation: { latitude: 1 } } }, 'capabilities.geolocation.longitude'],
+    [
+      'latitude range',
+      { capabilities: { geolocation: { latitude: 91, longitude: 0 } } },
+      'capabilities.geolocation.latitude',
+    ],
+    [
+      'longitude range',
+      { capabilities: { geolocation: { latitude: 0, longitude: -181 } } },
+      'capabilities.geolocation.longitude',
+    ],
+    [
+      'latitude type',
+      { capabilities: { geolocation: { latitude: '1', longitude: 0 } } },
+      'capabilities.geolocation.latitude',
+    ],
+    [
+      'geolocation missing member',
+      { capabilities: { geolocation: { latitude: 1 } } },
+      'capabilities.geolocation.longitude',
+    ],
     ['width', { capabilities: { resolution: { width: 99, height: 600 } } }, 'capabilities.resolution.width'],
     ['height', { capabilities: { resolution: { width: 800, height: 4321 } } }, 'capabilities.resolution.height'],
     ['width integer', { capabilities: { resolution: { width: 800.5, height: 600 } } }, 'capabilities.resolution.width'],
@@ -113,16 +142,45 @@ describe('manifest', () => {
     ['webhook url', { webhook: { url: 'not a url', auth: 'none' } }, 'webhook.url'],
     ['webhook auth', { webhook: { url: 'https://h.example', auth: 'basic' } }, 'webhook.auth'],
     ['hmac without secret', { webhook: { url: 'https://h.example', auth: 'hmac' } }, 'webhook.secret'],
-    ['jwt without loginUrl', { webhook: { url: 'https://h.example', auth: 'jwt', username: 'u', password: 'p' } }, 'webhook.loginUrl'],
-    ['jwt without username', { webhook: { url: 'https://h.example', auth: 'jwt', loginUrl: 'https://h.example/l', password: 'p' } }, 'webhook.username'],
-    ['jwt without password', { webhook: { url: 'https://h.example', auth: 'jwt', loginUrl: 'https://h.example/l', username: 'u' } }, 'webhook.password'],
-    ['loginUrl', { webhook: { url: 'https://h.example', auth: 'jwt', loginUrl: 'ftp://x', username: 'u', password: 'p' } }, 'webhook.loginUrl'],
+    [
+      'jwt without loginUrl',
+      { webhook: { url: 'https://h.example', auth: 'jwt', username: 'u', password: 'p' } },
+      'webhook.loginUrl',
+    ],
+    [
+      'jwt without username',
+      { webhook: { url: 'https://h.example', auth: 'jwt', loginUrl: 'https://h.example/l', password: 'p' } },
+      'webhook.username',
+    ],
+    [
+      'jwt without password',
+      { webhook: { url: 'https://h.example', auth: 'jwt', loginUrl: 'https://h.example/l', username: 'u' } },
+      'webhook.password',
+    ],
+    [
+      'loginUrl',
+      { webhook: { url: 'https://h.example', auth: 'jwt', loginUrl: 'ftp://x', username: 'u', password: 'p' } },
+      'webhook.loginUrl',
+    ],
     ['dataPath', { webhook: { url: 'https://h.example', auth: 'none', dataPath: 'items..name' } }, 'webhook.dataPath'],
     ['unknown webhook field', { webhook: { url: 'https://h.example', auth: 'none', retries: 3 } }, 'webhook.retries'],
     ['parameter name', { parameters: [{ name: '1abc', type: 'string' }] }, 'parameters.0.name'],
     ['parameter type', { parameters: [{ name: 'q', type: 'date' }] }, 'parameters.0.type'],
-    ['parameter duplicate', { parameters: [{ name: 'q', type: 'string' }, { name: 'q', type: 'number' }] }, 'parameters.1.name'],
-    ['parameter required type', { parameters: [{ name: 'q', type: 'string', required: 'yes' }] }, 'parameters.0.required'],
+    [
+      'parameter duplicate',
+      {
+        parameters: [
+          { name: 'q', type: 'string' },
+          { name: 'q', type: 'number' },
+        ],
+      },
+      'parameters.1.name',
+    ],
+    [
+      'parameter required type',
+      { parameters: [{ name: 'q', type: 'string', required: 'yes' }] },
+      'parameters.0.required',
+    ],
     ['parameters not an array', { parameters: { q: 'string' } }, 'parameters'],
     ['unknown section', { schedule: {} }, 'schedule'],
   ])('rejects a bad %s with a 400 naming the field', async (_case, body, field) => {

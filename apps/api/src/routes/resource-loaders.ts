@@ -1,5 +1,14 @@
 import { notFound } from '@botfleet/core';
-import { findBot, findBotForTrigger, findExecution, findScript, type Bot, type BotForTrigger, type Execution, type Script } from '@botfleet/db';
+import {
+  findBot,
+  findBotForTrigger,
+  findExecution,
+  findScript,
+  type Bot,
+  type BotForTrigger,
+  type Execution,
+  type Script,
+} from '@botfleet/db';
 import type { ResourceLoader } from '../http/route';
 
 /*
@@ -23,7 +32,11 @@ export const botToTrigger: ResourceLoader<{ botId: string }, BotForTrigger> = as
 };
 
 /** The script `:scriptId` of the bot `:botId`; load the bot first so its 404 speaks first. */
-export const scriptOfCaller: ResourceLoader<{ botId: string; scriptId: string }, Script> = async ({ db, auth, params }) => {
+export const scriptOfCaller: ResourceLoader<{ botId: string; scriptId: string }, Script> = async ({
+  db,
+  auth,
+  params,
+}) => {
   const script = await findScript(db, auth.organizationId, params.botId, params.scriptId);
   if (!script) throw notFound('Script');
   return script;

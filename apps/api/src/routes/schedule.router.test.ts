@@ -28,8 +28,10 @@ const newBot = async (o: TestOrg = org): Promise<string> => {
   botOwners.add(o.id);
   return id;
 };
-const getSchedule = (botId: string, o: TestOrg = org) => request(h.app).get(`/api/v1/bots/${botId}/schedule`).set(o.auth('read'));
-const putSchedule = (botId: string, body: object, o: TestOrg = org) => request(h.app).put(`/api/v1/bots/${botId}/schedule`).set(o.auth('write')).send(body);
+const getSchedule = (botId: string, o: TestOrg = org) =>
+  request(h.app).get(`/api/v1/bots/${botId}/schedule`).set(o.auth('read'));
+const putSchedule = (botId: string, body: object, o: TestOrg = org) =>
+  request(h.app).put(`/api/v1/bots/${botId}/schedule`).set(o.auth('write')).send(body);
 const jobScheduler = (botId: string) => h.queues.get(scheduleTick.queue).getJobScheduler(`bot-${botId}`);
 
 describe('GET /api/v1/bots/:botId/schedule', () => {
@@ -132,7 +134,9 @@ describe('PUT /api/v1/bots/:botId/schedule', () => {
 
   it('names the configured minimum in the message', async () => {
     const res = await putSchedule(await newBot(), { interval: 1, active: true });
-    expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'interval', message: `must be at least ${MIN_INTERVAL} seconds` })]);
+    expect(res.body.error.details).toEqual([
+      expect.objectContaining({ path: 'interval', message: `must be at least ${MIN_INTERVAL} seconds` }),
+    ]);
   });
 });
 
@@ -140,8 +144,13 @@ describe('access', () => {
   it('needs a key (401), write permission to PUT (403) and read to GET', async () => {
     const botId = await newBot();
     expect((await request(h.app).get(`/api/v1/bots/${botId}/schedule`)).status).toBe(401);
-    expect((await request(h.app).put(`/api/v1/bots/${botId}/schedule`).send({ interval: 60, active: true })).status).toBe(401);
-    const forbidden = await request(h.app).put(`/api/v1/bots/${botId}/schedule`).set(org.auth('read')).send({ interval: 60, active: true });
+    expect(
+      (await request(h.app).put(`/api/v1/bots/${botId}/schedule`).send({ interval: 60, active: true })).status,
+    ).toBe(401);
+    const forbidden = await request(h.app)
+      .put(`/api/v1/bots/${botId}/schedule`)
+      .set(org.auth('read'))
+      .send({ interval: 60, active: true });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.code).toBe('forbidden');
     expect((await getSchedule(botId)).status).toBe(200);

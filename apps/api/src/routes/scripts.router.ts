@@ -13,7 +13,15 @@ const ScriptParams = BotParams.extend({ scriptId: resourceId('scr', 'Script') })
 /** The module form the sandbox runs; anything else would only fail later, at run time. */
 function checkModuleForm(source: string | undefined): void {
   if (source !== undefined && !/\bexport\s+default\b/.test(source)) {
-    throw validationError([{ path: 'source', message: 'must be a module whose default export is async ({ page, params, log, step }) => data' }], 'body');
+    throw validationError(
+      [
+        {
+          path: 'source',
+          message: 'must be a module whose default export is async ({ page, params, log, step }) => data',
+        },
+      ],
+      'body',
+    );
   }
 }
 
@@ -60,11 +68,17 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
         params: ScriptParams,
         body: UpdateScriptSchema,
         load: { bot: botOfCaller, script: scriptOfCaller },
-        responses: { 200: { description: 'The script', schema: ScriptSchema }, 409: { description: 'A generated script’s source or name cannot be edited' } },
+        responses: {
+          200: { description: 'The script', schema: ScriptSchema },
+          409: { description: 'A generated script’s source or name cannot be edited' },
+        },
       },
       async ({ bot, script, body }) => {
         if (script.origin === 'generated' && (body.source !== undefined || body.name !== undefined)) {
-          throw new AppError('conflict', 'The generated script is rewritten from the recorded steps; add a handwritten script instead');
+          throw new AppError(
+            'conflict',
+            'The generated script is rewritten from the recorded steps; add a handwritten script instead',
+          );
         }
         checkModuleForm(body.source);
         const updated = await updateScript(db, bot.id, script.id, body);
@@ -83,7 +97,8 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
         responses: { 204: { description: 'Deleted' }, 409: { description: 'The generated script cannot be deleted' } },
       },
       async ({ bot, script }) => {
-        if (script.origin === 'generated') throw new AppError('conflict', 'The generated script follows the recorded steps and cannot be deleted');
+        if (script.origin === 'generated')
+          throw new AppError('conflict', 'The generated script follows the recorded steps and cannot be deleted');
         await deleteScript(db, bot.id, script.id);
         return { status: 204 };
       },

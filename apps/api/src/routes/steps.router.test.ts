@@ -9,7 +9,8 @@ useApiHarness((harness, first) => {
 });
 
 const newBot = () => h.newBot(org);
-const put = (botId: string, steps: unknown) => request(h.app).put(`/api/v1/bots/${botId}/steps`).set(org.auth('write')).send({ steps });
+const put = (botId: string, steps: unknown) =>
+  request(h.app).put(`/api/v1/bots/${botId}/steps`).set(org.auth('write')).send({ steps });
 
 const EVERY_ACTION = [
   { action: 'goto', url: 'https://a.example/{{params.path}}' },
@@ -28,7 +29,13 @@ const EVERY_ACTION = [
   { action: 'extract', name: 'title', selector: 'h1' },
   { action: 'extract', name: 'link', selector: 'a', attribute: 'href' },
   { action: 'extract', name: 'names', selector: '.n', multiple: true },
-  { action: 'extract', name: 'rows', selector: '.row', multiple: true, fields: { name: { selector: '.n' }, url: { selector: 'a', attribute: 'href' } } },
+  {
+    action: 'extract',
+    name: 'rows',
+    selector: '.row',
+    multiple: true,
+    fields: { name: { selector: '.n' }, url: { selector: 'a', attribute: 'href' } },
+  },
   { action: 'screenshot', fullPage: true },
 ];
 
@@ -40,10 +47,14 @@ describe('recorded steps', () => {
     expect(res.status).toBe(200);
     const expected = EVERY_ACTION.map((step, index) => ({ ...step, index }));
     expect(res.body).toEqual({ data: expected });
-    expect((await request(h.app).get(`/api/v1/bots/${botId}/steps`).set(org.auth('read'))).body).toEqual({ data: expected });
+    expect((await request(h.app).get(`/api/v1/bots/${botId}/steps`).set(org.auth('read'))).body).toEqual({
+      data: expected,
+    });
 
     // PUT replaces the whole list.
-    expect((await put(botId, [{ index: 0, action: 'click', selector: '#only' }])).body.data).toEqual([{ index: 0, action: 'click', selector: '#only' }]);
+    expect((await put(botId, [{ index: 0, action: 'click', selector: '#only' }])).body.data).toEqual([
+      { index: 0, action: 'click', selector: '#only' },
+    ]);
   });
 
   it.each([
@@ -60,10 +71,35 @@ describe('recorded steps', () => {
     ['extract without name', [{ action: 'extract', selector: 'h1' }], 'steps.0.name'],
     ['extract with a reserved name', [{ action: 'extract', name: 'constructor', selector: 'h1' }], 'steps.0.name'],
     ['extract with a bad name', [{ action: 'extract', name: 'a-b', selector: 'h1' }], 'steps.0.name'],
-    ['extract fields without multiple', [{ action: 'extract', name: 'r', selector: '.r', fields: { a: { selector: 'b' } } }], 'steps.0.multiple'],
-    ['extract fields beside attribute', [{ action: 'extract', name: 'r', selector: '.r', multiple: true, attribute: 'x', fields: { a: { selector: 'b' } } }], 'steps.0.attribute'],
-    ['extract with empty fields', [{ action: 'extract', name: 'r', selector: '.r', multiple: true, fields: {} }], 'steps.0.fields'],
-    ['a field without selector', [{ action: 'extract', name: 'r', selector: '.r', multiple: true, fields: { a: {} } }], 'steps.0.fields.a.selector'],
+    [
+      'extract fields without multiple',
+      [{ action: 'extract', name: 'r', selector: '.r', fields: { a: { selector: 'b' } } }],
+      'steps.0.multiple',
+    ],
+    [
+      'extract fields beside attribute',
+      [
+        {
+          action: 'extract',
+          name: 'r',
+          selector: '.r',
+          multiple: true,
+          attribute: 'x',
+          fields: { a: { selector: 'b' } },
+        },
+      ],
+      'steps.0.attribute',
+    ],
+    [
+      'extract with empty fields',
+      [{ action: 'extract', name: 'r', selector: '.r', multiple: true, fields: {} }],
+      'steps.0.fields',
+    ],
+    [
+      'a field without selector',
+      [{ action: 'extract', name: 'r', selector: '.r', multiple: true, fields: { a: {} } }],
+      'steps.0.fields.a.selector',
+    ],
     ['screenshot with a bad flag', [{ action: 'screenshot', fullPage: 'yes' }], 'steps.0.fullPage'],
     ['a zero timeout', [{ action: 'click', selector: '#a', timeout: 0 }], 'steps.0.timeout'],
     ['optional not boolean', [{ action: 'click', selector: '#a', optional: 1 }], 'steps.0.optional'],
@@ -78,7 +114,10 @@ describe('recorded steps', () => {
   });
 
   it('refuses more than 500 steps', async () => {
-    const res = await put(await newBot(), Array.from({ length: 501 }, () => ({ action: 'scroll' })));
+    const res = await put(
+      await newBot(),
+      Array.from({ length: 501 }, () => ({ action: 'scroll' })),
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].path).toBe('steps');
   });

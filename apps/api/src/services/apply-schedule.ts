@@ -41,7 +41,11 @@ export async function applySchedule(
   await runOrDefer(logger, bot.id, async () => {
     const slot = await armSchedule(queues, { botId: bot.id, intervalSeconds: settings.intervalSeconds, startAt });
     // BullMQ keeps the slot of a scheduler already armed with this interval: report that one.
-    if (slot !== null && slot !== startAt.getTime() && (await setScheduleNextRun(db, bot.id, new Date(slot), { onlyIfActive: true }))) {
+    if (
+      slot !== null &&
+      slot !== startAt.getTime() &&
+      (await setScheduleNextRun(db, bot.id, new Date(slot), { onlyIfActive: true }))
+    ) {
       schedule = { ...schedule, nextRunAt: new Date(slot) };
     }
   });

@@ -10,7 +10,8 @@ export interface ArtifactUrlSigner {
 }
 
 export function createArtifactUrlSigner(key: Buffer, baseUrl: string, ttlSeconds: number): ArtifactUrlSigner {
-  const mac = (artifactId: string, expires: number) => createHmac('sha256', key).update(`${artifactId}.${expires}`).digest('base64url');
+  const mac = (artifactId: string, expires: number) =>
+    createHmac('sha256', key).update(`${artifactId}.${expires}`).digest('base64url');
   const base = baseUrl.replace(/\/+$/, '');
   return {
     sign(artifactId, now = Date.now()) {

@@ -23,7 +23,8 @@ function mergeWebhook(box: SecretBox, input: WebhookInput, current: StoredManife
   const passwordEnc = input.auth === 'jwt' ? sealOrKeep(box, password, current.webhookPasswordEnc) : null;
 
   const issues: ValidationIssue[] = [];
-  if (input.auth === 'hmac' && !secretEnc) issues.push({ path: 'webhook.secret', message: "is required when auth is 'hmac'" });
+  if (input.auth === 'hmac' && !secretEnc)
+    issues.push({ path: 'webhook.secret', message: "is required when auth is 'hmac'" });
   if (input.auth === 'jwt') {
     if (!input.loginUrl) issues.push({ path: 'webhook.loginUrl', message: "is required when auth is 'jwt'" });
     if (!input.username) issues.push({ path: 'webhook.username', message: "is required when auth is 'jwt'" });
@@ -47,7 +48,11 @@ export function applyManifestUpdate(box: SecretBox, current: StoredManifest, upd
     Object.assign(next, { webhook: null, webhookSecretEnc: null, webhookPasswordEnc: null });
   } else if (update.webhook !== undefined) {
     const merged = mergeWebhook(box, update.webhook, current);
-    Object.assign(next, { webhook: merged.webhook, webhookSecretEnc: merged.secretEnc, webhookPasswordEnc: merged.passwordEnc });
+    Object.assign(next, {
+      webhook: merged.webhook,
+      webhookSecretEnc: merged.secretEnc,
+      webhookPasswordEnc: merged.passwordEnc,
+    });
   }
   return next;
 }

@@ -20,6 +20,9 @@ export function toExecutionView(execution: Execution, now = Date.now()): Executi
 }
 
 /** The answer to a trigger: which execution it started (or found, for a repeated key) and its state. */
-export function toTriggerReceiptView(execution: Pick<Execution, 'id' | 'status'>): { executionId: string; status: Execution['status'] } {
+export function toTriggerReceiptView(execution: Pick<Execution, 'id' | 'status'>): {
+  executionId: string;
+  status: Execution['status'];
+} {
   return { executionId: execution.id, status: execution.status };
 }

@@ -7,7 +7,10 @@ import type { StepOutput } from '@botfleet/db';
  */
 export function toStepOutputView(step: StepOutput, signArtifactUrl: (artifactId: string) => string): StepOutputView {
   const data = step.data as { artifactId?: unknown } | null;
-  const shown = data && typeof data === 'object' && typeof data.artifactId === 'string' ? { ...data, screenshotUrl: signArtifactUrl(data.artifactId) } : data;
+  const shown =
+    data && typeof data === 'object' && typeof data.artifactId === 'string'
+      ? { ...data, screenshotUrl: signArtifactUrl(data.artifactId) }
+      : data;
   return {
     index: step.index,
     action: step.action,

@@ -19,7 +19,11 @@ export interface DeliveryFixture {
   /** A bot whose manifest has this webhook section; returns its id. */
   newBot(webhook: Record<string, unknown>): Promise<string>;
   /** A completed execution row with this data, plus its delivery, created and (by default) enqueued. */
-  completeRun(botId: string, data: unknown, options?: { enqueue?: boolean }): Promise<{ executionId: string; deliveryId: string }>;
+  completeRun(
+    botId: string,
+    data: unknown,
+    options?: { enqueue?: boolean },
+  ): Promise<{ executionId: string; deliveryId: string }>;
   /** GET /executions/:executionId/deliveries as the owner. */
   deliveries(executionId: string): Promise<request.Response>;
   close(): Promise<void>;
@@ -56,12 +60,17 @@ export async function createDeliveryFixture(): Promise<DeliveryFixture> {
     async completeRun(botId, data, options = {}) {
       // What the execution worker does: complete the run and create its delivery in one
       // transaction, then enqueue the first attempt after the commit.
-      const { executionId, deliveryId } = await createCompletedExecutionWithDelivery(h.db, { botId, organizationId: org.id, extractedData: data });
+      const { executionId, deliveryId } = await createCompletedExecutionWithDelivery(h.db, {
+        botId,
+        organizationId: org.id,
+        extractedData: data,
+      });
       if (!deliveryId) throw new Error('no delivery created');
       if (options.enqueue !== false) await webhookDeliver.enqueue(h.queues, { deliveryId }, { attempt: 1 });
       return { executionId, deliveryId };
     },
-    deliveries: (executionId) => request(h.app).get(`/api/v1/executions/${executionId}/deliveries`).set(org.auth('read')),
+    deliveries: (executionId) =>
+      request(h.app).get(`/api/v1/executions/${executionId}/deliveries`).set(org.auth('read')),
     async close() {
       await Promise.all(roles.map((role) => role.stop()));
       await h.queues.get(webhookDeliver.queue).obliterate({ force: true });

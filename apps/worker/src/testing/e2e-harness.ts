@@ -15,7 +15,12 @@ export interface E2eHarness {
   org: TestOrg;
   worker: RoleHandle;
   /** Creates a bot with optional manifest and steps; returns its id. */
-  createBot(spec: { targetUrl: string; kind?: 'extraction' | 'action'; manifest?: object; steps?: object[] }): Promise<string>;
+  createBot(spec: {
+    targetUrl: string;
+    kind?: 'extraction' | 'action';
+    manifest?: object;
+    steps?: object[];
+  }): Promise<string>;
   /** Triggers a run and returns the execution id. */
   trigger(botId: string, params?: Record<string, unknown>): Promise<string>;
   /** Polls until the execution reaches a final state; returns its view. */
@@ -50,7 +55,10 @@ export async function createE2eHarness(workerOptions: Partial<WorkerOptions> = {
     createBot: ({ targetUrl, kind = 'extraction', manifest, steps }) =>
       api.newBot(org, { name: 'e2e', targetUrl, kind }, { manifest, steps }),
     async trigger(botId, params) {
-      const res = await request(api.app).post(`/api/v1/bots/${botId}/executions`).set(org.auth('write')).send(params ? { params } : {});
+      const res = await request(api.app)
+        .post(`/api/v1/bots/${botId}/executions`)
+        .set(org.auth('write'))
+        .send(params ? { params } : {});
       if (res.status !== 202) throw new Error(`trigger: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body.executionId as string;
     },

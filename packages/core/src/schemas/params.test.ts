@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { type AppError } from '../errors';
 import type { ParameterDefinition } from './manifest';
 import { validateParams } from './params';
 
@@ -28,7 +28,9 @@ describe('validateParams', () => {
     expect(err.code).toBe('unknown_parameter');
     expect(err.message).toBe("Unknown parameter 'qeury'. Did you mean 'query'?");
     expect(err.details).toEqual({ parameter: 'qeury', suggestion: 'query' });
-    expect(errorOf(() => validateParams(defs, { query: 'x', maxprice: 1 })).message).toBe("Unknown parameter 'maxprice'. Did you mean 'maxPrice'?");
+    expect(errorOf(() => validateParams(defs, { query: 'x', maxprice: 1 })).message).toBe(
+      "Unknown parameter 'maxprice'. Did you mean 'maxPrice'?",
+    );
   });
 
   it('has no suggestion when the bot defines no parameters', () => {

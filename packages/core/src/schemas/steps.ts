@@ -8,15 +8,13 @@ import { StepSchema, type Step, type StepInput } from '../steps/registry';
 export { StepSchema, type Step, type StepAction, type StepInput } from '../steps/registry';
 export { ExtractFieldSchema } from '../steps/actions/extract';
 
-export const PutStepsSchema = z
-  .strictObject({ steps: z.array(StepSchema).max(500) })
-  .superRefine((body, ctx) => {
-    body.steps.forEach((step, i) => {
-      if (step.index !== undefined && step.index !== i) {
-        ctx.addIssue({ code: 'custom', path: ['steps', i, 'index'], message: `index must be ${i} (its position)` });
-      }
-    });
+export const PutStepsSchema = z.strictObject({ steps: z.array(StepSchema).max(500) }).superRefine((body, ctx) => {
+  body.steps.forEach((step, i) => {
+    if (step.index !== undefined && step.index !== i) {
+      ctx.addIssue({ code: 'custom', path: ['steps', i, 'index'], message: `index must be ${i} (its position)` });
+    }
   });
+});
 
 /** Gives each step its position as index. */
 export function indexSteps(steps: readonly StepInput[]): Step[] {

@@ -42,7 +42,9 @@ export interface StepActionBehaviour<S> {
   durationMs?(step: S): number | undefined;
 }
 
-export interface StepActionDefinition<A extends string, Schema extends z.ZodType> extends StepActionBehaviour<StoredStep<Schema>> {
+export interface StepActionDefinition<A extends string, Schema extends z.ZodType> extends StepActionBehaviour<
+  StoredStep<Schema>
+> {
   readonly action: A;
   /** Validates the action's steps; the API's StepSchema is the union of these. */
   readonly schema: Schema;
@@ -53,7 +55,10 @@ export type StepActionSpec<A extends string, Fields extends z.ZodRawShape> = {
   /** The action's own fields; `index`, `timeout`, `optional` and `action` come with every step. */
   fields: Fields;
   /** Rules across fields (a superRefine): add an issue for each broken one. */
-  check?: (step: z.output<StepActionSchema<A, Fields>>, ctx: z.RefinementCtx<z.output<StepActionSchema<A, Fields>>>) => void;
+  check?: (
+    step: z.output<StepActionSchema<A, Fields>>,
+    ctx: z.RefinementCtx<z.output<StepActionSchema<A, Fields>>>,
+  ) => void;
 } & StepActionBehaviour<StoredStep<StepActionSchema<A, Fields>>>;
 
 /**

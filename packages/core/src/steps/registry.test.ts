@@ -14,7 +14,12 @@ describe('the step action registry', () => {
     expect(new Set(names).size).toBe(names.length);
     for (const definition of STEP_ACTIONS) {
       const { action, schema, perform, describe: describeStep, toScript } = definition;
-      expect([action, typeof perform, typeof describeStep, typeof toScript]).toEqual([action, 'function', 'function', 'function']);
+      expect([action, typeof perform, typeof describeStep, typeof toScript]).toEqual([
+        action,
+        'function',
+        'function',
+        'function',
+      ]);
       expect([action, schema.shape.action.value]).toEqual([action, action]);
     }
   });
@@ -26,7 +31,9 @@ describe('the step action registry', () => {
       const exports = (await import(join(dir, file))) as Record<string, unknown>;
       defined.push(...Object.values(exports).filter(isDefinition));
     }
-    expect(defined.filter((definition) => !STEP_ACTIONS.includes(definition)).map((definition) => definition.action)).toEqual([]);
+    expect(
+      defined.filter((definition) => !STEP_ACTIONS.includes(definition)).map((definition) => definition.action),
+    ).toEqual([]);
     expect(defined).toHaveLength(STEP_ACTIONS.length);
   });
 
@@ -39,8 +46,14 @@ describe('the step action registry', () => {
       const result = StepSchema.safeParse({ action, index: 0, timeout: 500, optional: true, bogus: 1 });
       const issues = result.success ? [] : result.error.issues;
       // Whatever else the action requires, the shared fields are accepted and `bogus` is not.
-      expect([action, issues.filter((issue) => ['index', 'timeout', 'optional'].includes(String(issue.path[0])))]).toEqual([action, []]);
-      expect([action, issues.find((issue) => issue.code === 'unrecognized_keys')?.message]).toEqual([action, 'Unrecognized key: "bogus"']);
+      expect([
+        action,
+        issues.filter((issue) => ['index', 'timeout', 'optional'].includes(String(issue.path[0]))),
+      ]).toEqual([action, []]);
+      expect([action, issues.find((issue) => issue.code === 'unrecognized_keys')?.message]).toEqual([
+        action,
+        'Unrecognized key: "bogus"',
+      ]);
     }
   });
 });

@@ -43,7 +43,9 @@ export const STEP_ACTIONS = [
   screenshotAction,
 ] as const;
 
-type SchemasOf<Actions extends readonly { schema: z.ZodType }[]> = { readonly [K in keyof Actions]: Actions[K]['schema'] };
+type SchemasOf<Actions extends readonly { schema: z.ZodType }[]> = {
+  readonly [K in keyof Actions]: Actions[K]['schema'];
+};
 
 // map() keeps the order; the cast only tells TypeScript it is the same tuple of schemas.
 const ACTION_SCHEMAS = STEP_ACTIONS.map((action) => action.schema) as unknown as SchemasOf<typeof STEP_ACTIONS>;
@@ -64,7 +66,9 @@ export type StepAction = Step['action'];
 /** Any registered action, as the interpreter and the generator call it: with any step. */
 export type AnyStepActionDefinition = StepActionBehaviour<Step> & { readonly action: StepAction };
 
-const BY_ACTION: ReadonlyMap<string, AnyStepActionDefinition> = new Map(STEP_ACTIONS.map((action) => [action.action, action]));
+const BY_ACTION: ReadonlyMap<string, AnyStepActionDefinition> = new Map(
+  STEP_ACTIONS.map((action) => [action.action, action]),
+);
 
 /**
  * The definition of an action, or undefined for one this version does not know (a step stored

@@ -36,8 +36,14 @@ export interface StepLocator {
    * in. One signature per kind of argument: Playwright types a generic argument through its own
    * conditional types, which a structural type cannot match, but it accepts concrete ones.
    */
-  evaluateAll<R>(pageFunction: (elements: PageElement[], attribute: string | null) => R, attribute: string | null): Promise<R>;
-  evaluateAll<R>(pageFunction: (elements: PageElement[], fields: readonly PageFieldSpec[]) => R, fields: readonly PageFieldSpec[]): Promise<R>;
+  evaluateAll<R>(
+    pageFunction: (elements: PageElement[], attribute: string | null) => R,
+    attribute: string | null,
+  ): Promise<R>;
+  evaluateAll<R>(
+    pageFunction: (elements: PageElement[], fields: readonly PageFieldSpec[]) => R,
+    fields: readonly PageFieldSpec[],
+  ): Promise<R>;
 }
 
 export type PageElement = SVGElement | HTMLElement;

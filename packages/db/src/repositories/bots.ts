@@ -1,4 +1,11 @@
-import { newId, ParameterDefinitionSchema, type CreateBotInput, type KeysetCursor, type ParameterDefinition, type UpdateBotInput } from '@botfleet/core';
+import {
+  newId,
+  ParameterDefinitionSchema,
+  type CreateBotInput,
+  type KeysetCursor,
+  type ParameterDefinition,
+  type UpdateBotInput,
+} from '@botfleet/core';
 import { z } from 'zod';
 import type { Db } from './db-handle';
 import { afterCursor, NEWEST_FIRST, toPage } from './keyset';

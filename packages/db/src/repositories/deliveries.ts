@@ -21,7 +21,10 @@ export interface CompletedExecutionInput {
  * if the completion does. Null when the bot has no webhook or the run produced no data.
  * The body is fixed here, as the exact JSON that will be signed and sent.
  */
-export async function createDeliveryForCompletedExecution(db: Db, input: CompletedExecutionInput): Promise<{ id: string } | null> {
+export async function createDeliveryForCompletedExecution(
+  db: Db,
+  input: CompletedExecutionInput,
+): Promise<{ id: string } | null> {
   if (input.extractedData === null || input.extractedData === undefined) return null;
   const { webhook } = await loadManifest(db, input.botId);
   if (!webhook) return null;
@@ -46,10 +49,17 @@ export async function createDeliveryForCompletedExecution(db: Db, input: Complet
  * for fixtures and benchmarks that stand in for a run. `deliveryId` is null when the bot has no
  * webhook or the data is null.
  */
-export async function createCompletedExecutionWithDelivery(db: Db, input: CompletedExecution): Promise<{ executionId: string; deliveryId: string | null }> {
+export async function createCompletedExecutionWithDelivery(
+  db: Db,
+  input: CompletedExecution,
+): Promise<{ executionId: string; deliveryId: string | null }> {
   return inTransaction(db, async (tx) => {
     const execution = await createCompletedExecution(tx, input);
-    const delivery = await createDeliveryForCompletedExecution(tx, { executionId: execution.id, botId: input.botId, extractedData: input.extractedData });
+    const delivery = await createDeliveryForCompletedExecution(tx, {
+      executionId: execution.id,
+      botId: input.botId,
+      extractedData: input.extractedData,
+    });
     return { executionId: execution.id, deliveryId: delivery?.id ?? null };
   });
 }
@@ -80,7 +90,10 @@ export interface DeliveryForAttempt {
 }
 
 export async function findDeliveryForAttempt(db: Db, deliveryId: string): Promise<DeliveryForAttempt | null> {
-  const row = await db.webhookDelivery.findUnique({ where: { id: deliveryId }, include: { bot: { select: { organizationId: true } } } });
+  const row = await db.webhookDelivery.findUnique({
+    where: { id: deliveryId },
+    include: { bot: { select: { organizationId: true } } },
+  });
   if (!row) return null;
   const manifest = await loadManifest(db, row.botId);
   return {
@@ -117,14 +130,20 @@ export interface DeliveryClaim {
  */
 export async function claimDeliveryAttempt(db: Db, claim: DeliveryClaim): Promise<boolean> {
   const { count } = await db.webhookDelivery.updateMany({
-    where: { id: claim.deliveryId, status: 'pending', attemptCount: claim.attemptCount, nextAttemptAt: claim.nextAttemptAt },
+    where: {
+      id: claim.deliveryId,
+      status: 'pending',
+      attemptCount: claim.attemptCount,
+      nextAttemptAt: claim.nextAttemptAt,
+    },
     data: { nextAttemptAt: claim.leaseUntil },
   });
   return count === 1;
 }
 
 /** What the delivery becomes after an attempt. */
-export type DeliveryOutcome = { status: 'succeeded' } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: Date };
+export type DeliveryOutcome =
+  { status: 'succeeded' } | { status: 'failed' } | { status: 'pending'; nextAttemptAt: Date };
 
 export interface DeliveryAttemptRecord {
   deliveryId: string;
@@ -185,7 +204,10 @@ export async function listDeliveriesForExecution(db: Db, executionId: string) {
  * their job should have run by now, so it may have been lost from Redis. `organizationId` narrows
  * the search for tests and benchmarks that share a database with other runs.
  */
-export async function findOverdueDeliveries(db: Db, options: { dueBefore: Date; limit: number; organizationId?: string }) {
+export async function findOverdueDeliveries(
+  db: Db,
+  options: { dueBefore: Date; limit: number; organizationId?: string },
+) {
   return db.webhookDelivery.findMany({
     where: {
       status: 'pending',

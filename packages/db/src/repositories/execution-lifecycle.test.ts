@@ -2,7 +2,13 @@ import type { PrismaClient } from '../client';
 import { createTestBot, createTestExecution, createTestOrganization, createTestPrismaClient } from '../testing';
 import { deleteBotsOfOrganization } from './bots';
 import { createCompletedExecutionWithDelivery, listDeliveriesForExecution } from './deliveries';
-import { cancelExecution, claimExecution, endExecutionAttempt, type ExecutionOutcome, type ProgressBatch } from './execution-lifecycle';
+import {
+  cancelExecution,
+  claimExecution,
+  endExecutionAttempt,
+  type ExecutionOutcome,
+  type ProgressBatch,
+} from './execution-lifecycle';
 import { listExecutionLogs, listStepOutputs } from './execution-results';
 import { findExecution } from './executions';
 
@@ -32,7 +38,9 @@ async function claimedRun(botId: string) {
 }
 
 const progress = (): ProgressBatch => ({
-  steps: [{ index: 0, action: 'goto', status: 'completed', data: null, error: null, startedAt: Date.now(), durationMs: 5 }],
+  steps: [
+    { index: 0, action: 'goto', status: 'completed', data: null, error: null, startedAt: Date.now(), durationMs: 5 },
+  ],
   logs: [{ timestamp: Date.now(), level: 'info', source: 'runner', message: 'done' }],
   artifacts: [],
 });
@@ -45,7 +53,10 @@ describe('endExecutionAttempt', () => {
     const run = await claimedRun(await botWithWebhook());
     const ended = await end(run, { status: 'completed', data: { title: 'x' } });
     expect(ended).toEqual({ finished: true, deliveryId: expect.stringMatching(/^dlv_/) });
-    expect(await findExecution(db, organizationId, run.executionId)).toMatchObject({ status: 'completed', extractedData: { title: 'x' } });
+    expect(await findExecution(db, organizationId, run.executionId)).toMatchObject({
+      status: 'completed',
+      extractedData: { title: 'x' },
+    });
     expect(await listStepOutputs(db, run.executionId)).toHaveLength(1);
     expect((await listDeliveriesForExecution(db, run.executionId)).map((d) => d.id)).toEqual([ended.deliveryId]);
   });
@@ -55,22 +66,44 @@ describe('endExecutionAttempt', () => {
     const empty = await claimedRun(bot);
     expect(await end(empty, { status: 'completed', data: null })).toEqual({ finished: true, deliveryId: null });
     const failed = await claimedRun(bot);
-    expect(await end(failed, { status: 'failed', error: 'boom', stepIndex: 0 })).toEqual({ finished: true, deliveryId: null });
-    expect(await findExecution(db, organizationId, failed.executionId)).toMatchObject({ status: 'failed', error: 'boom', failedStepIndex: 0 });
+    expect(await end(failed, { status: 'failed', error: 'boom', stepIndex: 0 })).toEqual({
+      finished: true,
+      deliveryId: null,
+    });
+    expect(await findExecution(db, organizationId, failed.executionId)).toMatchObject({
+      status: 'failed',
+      error: 'boom',
+      failedStepIndex: 0,
+    });
   });
 
   it('keeps a cancelled attempt’s output but writes nothing for a superseded one', async () => {
     const bot = await botWithWebhook();
     const cancelled = await claimedRun(bot);
-    expect(await cancelExecution(db, organizationId, cancelled.executionId)).toMatchObject({ id: cancelled.executionId, status: 'cancelled' });
-    expect(await end(cancelled, { status: 'completed', data: { a: 1 } })).toEqual({ finished: false, deliveryId: null });
-    expect(await findExecution(db, organizationId, cancelled.executionId)).toMatchObject({ status: 'cancelled', extractedData: null });
+    expect(await cancelExecution(db, organizationId, cancelled.executionId)).toMatchObject({
+      id: cancelled.executionId,
+      status: 'cancelled',
+    });
+    expect(await end(cancelled, { status: 'completed', data: { a: 1 } })).toEqual({
+      finished: false,
+      deliveryId: null,
+    });
+    expect(await findExecution(db, organizationId, cancelled.executionId)).toMatchObject({
+      status: 'cancelled',
+      extractedData: null,
+    });
     expect(await listExecutionLogs(db, cancelled.executionId)).toHaveLength(1);
 
     const superseded = await claimedRun(bot);
     await claimExecution(db, superseded.executionId);
-    expect(await end(superseded, { status: 'completed', data: { a: 1 } })).toEqual({ finished: false, deliveryId: null });
-    expect(await findExecution(db, organizationId, superseded.executionId)).toMatchObject({ status: 'running', attempt: superseded.attempt + 1 });
+    expect(await end(superseded, { status: 'completed', data: { a: 1 } })).toEqual({
+      finished: false,
+      deliveryId: null,
+    });
+    expect(await findExecution(db, organizationId, superseded.executionId)).toMatchObject({
+      status: 'running',
+      attempt: superseded.attempt + 1,
+    });
     expect(await listStepOutputs(db, superseded.executionId)).toEqual([]);
     expect(await listDeliveriesForExecution(db, superseded.executionId)).toEqual([]);
   });
@@ -79,7 +112,11 @@ describe('endExecutionAttempt', () => {
 describe('cancelExecution', () => {
   it('returns the cancelled row once, then null', async () => {
     const run = await claimedRun(await botWithWebhook());
-    expect(await cancelExecution(db, organizationId, run.executionId)).toMatchObject({ id: run.executionId, status: 'cancelled', completedAt: expect.any(Date) });
+    expect(await cancelExecution(db, organizationId, run.executionId)).toMatchObject({
+      id: run.executionId,
+      status: 'cancelled',
+      completedAt: expect.any(Date),
+    });
     expect(await cancelExecution(db, organizationId, run.executionId)).toBeNull();
   });
 });
@@ -87,8 +124,15 @@ describe('cancelExecution', () => {
 describe('createCompletedExecutionWithDelivery', () => {
   it('writes a completed execution and its delivery together', async () => {
     const botId = await botWithWebhook();
-    const { executionId, deliveryId } = await createCompletedExecutionWithDelivery(db, { botId, organizationId, extractedData: { items: [1] } });
-    expect(await findExecution(db, organizationId, executionId)).toMatchObject({ status: 'completed', extractedData: { items: [1] } });
+    const { executionId, deliveryId } = await createCompletedExecutionWithDelivery(db, {
+      botId,
+      organizationId,
+      extractedData: { items: [1] },
+    });
+    expect(await findExecution(db, organizationId, executionId)).toMatchObject({
+      status: 'completed',
+      extractedData: { items: [1] },
+    });
     expect((await listDeliveriesForExecution(db, executionId)).map((d) => d.id)).toEqual([deliveryId]);
   });
 });

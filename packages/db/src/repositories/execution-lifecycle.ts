@@ -61,7 +61,8 @@ export interface ProgressBatch {
   artifacts: ArtifactRecord[];
 }
 
-const json = (value: unknown) => (value === null || value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+const json = (value: unknown) =>
+  value === null || value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue);
 
 /** Writes buffered step outputs, logs and artifacts in three statements. */
 export async function writeProgress(db: Db, executionId: string, batch: ProgressBatch): Promise<void> {
@@ -83,29 +84,50 @@ export async function writeProgress(db: Db, executionId: string, batch: Progress
   }
   if (batch.logs.length > 0) {
     await db.executionLog.createMany({
-      data: batch.logs.map((l) => ({ executionId, timestamp: new Date(l.timestamp), level: l.level, source: l.source, message: l.message })),
+      data: batch.logs.map((l) => ({
+        executionId,
+        timestamp: new Date(l.timestamp),
+        level: l.level,
+        source: l.source,
+        message: l.message,
+      })),
     });
   }
   if (batch.artifacts.length > 0) {
     await db.artifact.createMany({
-      data: batch.artifacts.map((a) => ({ id: a.id, executionId, kind: a.kind, contentType: a.contentType, data: new Uint8Array(a.data) })),
+      data: batch.artifacts.map((a) => ({
+        id: a.id,
+        executionId,
+        kind: a.kind,
+        contentType: a.contentType,
+        data: new Uint8Array(a.data),
+      })),
     });
   }
 }
 
 export type ExecutionOutcome =
-  | { status: 'completed'; data: unknown }
-  | { status: 'failed'; error: string; stepIndex: number | null };
+  { status: 'completed'; data: unknown } | { status: 'failed'; error: string; stepIndex: number | null };
 
 /**
  * Ends the execution if this attempt still owns it. Returns false when it does not (cancelled,
  * re-claimed or deleted), in which case nothing is written.
  */
-export async function finishExecution(db: Db, executionId: string, attempt: number, outcome: ExecutionOutcome): Promise<boolean> {
+export async function finishExecution(
+  db: Db,
+  executionId: string,
+  attempt: number,
+  outcome: ExecutionOutcome,
+): Promise<boolean> {
   const data =
     outcome.status === 'completed'
       ? { status: 'completed' as const, extractedData: json(outcome.data), completedAt: new Date() }
-      : { status: 'failed' as const, error: outcome.error, failedStepIndex: outcome.stepIndex, completedAt: new Date() };
+      : {
+          status: 'failed' as const,
+          error: outcome.error,
+          failedStepIndex: outcome.stepIndex,
+          completedAt: new Date(),
+        };
   const { count } = await db.execution.updateMany({ where: { id: executionId, attempt, status: 'running' }, data });
   return count === 1;
 }
@@ -127,16 +149,27 @@ export interface ExecutionAttemptEnd {
  * still keeps what it logged and did up to the cancel; a superseded attempt (re-claimed by
  * another worker) keeps nothing, the newer attempt owns the output.
  */
-export async function endExecutionAttempt(db: Db, end: ExecutionAttemptEnd): Promise<{ finished: boolean; deliveryId: string | null }> {
+export async function endExecutionAttempt(
+  db: Db,
+  end: ExecutionAttemptEnd,
+): Promise<{ finished: boolean; deliveryId: string | null }> {
   return inTransaction(db, async (tx) => {
     if (!(await finishExecution(tx, end.executionId, end.attempt, end.outcome))) {
       const row = await findExecutionState(tx, end.executionId);
-      if (row?.status === 'cancelled' && row.attempt === end.attempt) await writeProgress(tx, end.executionId, end.progress);
+      if (row?.status === 'cancelled' && row.attempt === end.attempt)
+        await writeProgress(tx, end.executionId, end.progress);
       return { finished: false, deliveryId: null };
     }
     await writeProgress(tx, end.executionId, end.progress);
     const data = end.outcome.status === 'completed' ? end.outcome.data : null;
-    const delivery = data !== null ? await createDeliveryForCompletedExecution(tx, { executionId: end.executionId, botId: end.botId, extractedData: data }) : null;
+    const delivery =
+      data !== null
+        ? await createDeliveryForCompletedExecution(tx, {
+            executionId: end.executionId,
+            botId: end.botId,
+            extractedData: data,
+          })
+        : null;
     return { finished: true, deliveryId: delivery?.id ?? null };
   });
 }
@@ -167,7 +200,11 @@ export const newArtifactId = () => newId('art');
 /** Unfinished executions untouched since `before`, oldest first: what the worker's sweep checks. */
 export function listStaleUnfinishedExecutions(db: Db, before: Date, limit: number, organizationId?: string) {
   return db.execution.findMany({
-    where: { status: { in: ['pending', 'running'] }, updatedAt: { lt: before }, ...(organizationId ? { organizationId } : {}) },
+    where: {
+      status: { in: ['pending', 'running'] },
+      updatedAt: { lt: before },
+      ...(organizationId ? { organizationId } : {}),
+    },
     select: { id: true, status: true },
     orderBy: { updatedAt: 'asc' },
     take: limit,

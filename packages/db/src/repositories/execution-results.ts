@@ -22,7 +22,11 @@ export function listExecutionLogs(db: Db, executionId: string) {
 
 /** The id of the screenshot taken when the execution failed (the latest, if retried), or null. */
 export async function findFailureScreenshotId(db: Db, executionId: string): Promise<string | null> {
-  const row = await db.artifact.findFirst({ where: { executionId, kind: 'failure-screenshot' }, select: { id: true }, orderBy: { createdAt: 'desc' } });
+  const row = await db.artifact.findFirst({
+    where: { executionId, kind: 'failure-screenshot' },
+    select: { id: true },
+    orderBy: { createdAt: 'desc' },
+  });
   return row?.id ?? null;
 }
 
@@ -32,7 +36,10 @@ export function findArtifact(db: Db, artifactId: string) {
 
 /** How long each step of these executions took, for profiling runs (benchmarks). */
 export function listStepTimings(db: Db, executionIds: string[]) {
-  return db.stepOutput.findMany({ where: { executionId: { in: executionIds } }, select: { index: true, durationMs: true } });
+  return db.stepOutput.findMany({
+    where: { executionId: { in: executionIds } },
+    select: { index: true, durationMs: true },
+  });
 }
 
 /** The log messages of these executions, in no particular order, for profiling runs (benchmarks). */

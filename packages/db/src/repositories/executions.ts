@@ -50,7 +50,10 @@ export async function createCompletedExecution(db: Db, input: CompletedExecution
       status: 'completed',
       startedAt: now,
       completedAt: now,
-      extractedData: input.extractedData === null || input.extractedData === undefined ? Prisma.DbNull : (input.extractedData as Prisma.InputJsonValue),
+      extractedData:
+        input.extractedData === null || input.extractedData === undefined
+          ? Prisma.DbNull
+          : (input.extractedData as Prisma.InputJsonValue),
     },
   });
 }

@@ -18,6 +18,7 @@ export interface Page<T> {
 export function toPage<T extends { id: string; createdAt: Date }>(rows: T[], limit: number): Page<T> {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  const nextCursor = rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt.getTime(), id: last.id }) : null;
+  const nextCursor =
+    rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt.getTime(), id: last.id }) : null;
   return { items, nextCursor };
 }

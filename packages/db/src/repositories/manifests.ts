@@ -66,7 +66,11 @@ export async function saveManifest(db: Db, botId: string, manifest: StoredManife
  * Read-modify-write of the bot's manifest under a row lock, so two concurrent writers cannot
  * interleave theirs. `modify` may throw (e.g. a validation error) to abort without writing.
  */
-export async function modifyManifest(db: Db, botId: string, modify: (current: StoredManifest) => StoredManifest): Promise<StoredManifest> {
+export async function modifyManifest(
+  db: Db,
+  botId: string,
+  modify: (current: StoredManifest) => StoredManifest,
+): Promise<StoredManifest> {
   return inTransaction(db, async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM "Manifest" WHERE "botId" = ${botId} FOR UPDATE`;
     const next = modify(await loadManifest(tx, botId));

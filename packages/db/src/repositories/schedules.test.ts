@@ -40,7 +40,13 @@ describe('saveSchedule', () => {
     await saveSchedule(db, bot.id, { intervalSeconds: 60, active: true, nextRunAt: at(60_000) });
     await recordScheduledRun(db, { botId: bot.id, slot: at(60_000), nextRunAt: at(120_000), intervalSeconds: 60 });
     const saved = await saveSchedule(db, bot.id, { intervalSeconds: 300, active: false, nextRunAt: null });
-    expect(saved).toMatchObject({ botId: bot.id, intervalSeconds: 300, active: false, nextRunAt: null, lastRunAt: at(60_000) });
+    expect(saved).toMatchObject({
+      botId: bot.id,
+      intervalSeconds: 300,
+      active: false,
+      nextRunAt: null,
+      lastRunAt: at(60_000),
+    });
   });
 });
 
@@ -54,7 +60,11 @@ describe('listRunnableSchedules', () => {
     const ids = (await listRunnableSchedules(db)).map((s) => s.botId);
     expect(ids).toContain(running.id);
     for (const bot of [off, paused, none]) expect(ids).not.toContain(bot.id);
-    expect((await listRunnableSchedules(db)).find((s) => s.botId === running.id)).toEqual({ botId: running.id, intervalSeconds: 60, nextRunAt: at(0) });
+    expect((await listRunnableSchedules(db)).find((s) => s.botId === running.id)).toEqual({
+      botId: running.id,
+      intervalSeconds: 60,
+      nextRunAt: at(0),
+    });
   });
 });
 
@@ -62,10 +72,16 @@ describe('recordScheduledRun', () => {
   it('moves lastRunAt forward only and sets nextRunAt', async () => {
     const bot = await newBot();
     await saveSchedule(db, bot.id, { intervalSeconds: 60, active: true, nextRunAt: at(0) });
-    expect(await recordScheduledRun(db, { botId: bot.id, slot: at(60_000), nextRunAt: at(120_000), intervalSeconds: 60 })).toBe(true);
+    expect(
+      await recordScheduledRun(db, { botId: bot.id, slot: at(60_000), nextRunAt: at(120_000), intervalSeconds: 60 }),
+    ).toBe(true);
     // A late or repeated tick for an older (or the same) slot changes nothing.
-    expect(await recordScheduledRun(db, { botId: bot.id, slot: at(0), nextRunAt: at(60_000), intervalSeconds: 60 })).toBe(false);
-    expect(await recordScheduledRun(db, { botId: bot.id, slot: at(60_000), nextRunAt: at(120_000), intervalSeconds: 60 })).toBe(false);
+    expect(
+      await recordScheduledRun(db, { botId: bot.id, slot: at(0), nextRunAt: at(60_000), intervalSeconds: 60 }),
+    ).toBe(false);
+    expect(
+      await recordScheduledRun(db, { botId: bot.id, slot: at(60_000), nextRunAt: at(120_000), intervalSeconds: 60 }),
+    ).toBe(false);
     expect(await findSchedule(db, bot.id)).toMatchObject({ lastRunAt: at(60_000), nextRunAt: at(120_000) });
   });
 
@@ -99,24 +115,47 @@ describe('setScheduleNextRun', () => {
 describe('scheduled executions', () => {
   it('refuses a second execution for the same slot and finds the first', async () => {
     const bot = await newBot();
-    const first = await createExecution(db, { botId: bot.id, organizationId, trigger: 'schedule', params: {}, scheduledFor: at(0) });
-    await expect(createExecution(db, { botId: bot.id, organizationId, trigger: 'schedule', params: {}, scheduledFor: at(0) })).rejects.toMatchObject({
+    const first = await createExecution(db, {
+      botId: bot.id,
+      organizationId,
+      trigger: 'schedule',
+      params: {},
+      scheduledFor: at(0),
+    });
+    await expect(
+      createExecution(db, { botId: bot.id, organizationId, trigger: 'schedule', params: {}, scheduledFor: at(0) }),
+    ).rejects.toMatchObject({
       code: 'P2002',
     });
     expect((await findScheduledExecution(db, bot.id, at(0)))?.id).toBe(first.id);
-    expect(await findBotWithSchedule(db, bot.id)).toEqual({ id: bot.id, organizationId, status: 'active', schedule: null });
+    expect(await findBotWithSchedule(db, bot.id)).toEqual({
+      id: bot.id,
+      organizationId,
+      status: 'active',
+      schedule: null,
+    });
   });
 
   it('counts the executions per slot, unscheduled runs together', async () => {
     const bot = await newBot();
     expect(await countExecutionsPerSlot(db, bot.id)).toEqual([]);
     for (const scheduledFor of [at(0), at(60_000), undefined, undefined]) {
-      await createExecution(db, { botId: bot.id, organizationId, trigger: scheduledFor ? 'schedule' : 'api', params: {}, scheduledFor });
+      await createExecution(db, {
+        botId: bot.id,
+        organizationId,
+        trigger: scheduledFor ? 'schedule' : 'api',
+        params: {},
+        scheduledFor,
+      });
     }
     const counts = await countExecutionsPerSlot(db, bot.id);
     expect(counts).toHaveLength(3);
     expect(counts).toEqual(
-      expect.arrayContaining([{ scheduledFor: at(0), count: 1 }, { scheduledFor: at(60_000), count: 1 }, { scheduledFor: null, count: 2 }]),
+      expect.arrayContaining([
+        { scheduledFor: at(0), count: 1 },
+        { scheduledFor: at(60_000), count: 1 },
+        { scheduledFor: null, count: 2 },
+      ]),
     );
   });
 });

@@ -37,7 +37,12 @@ export async function saveSchedule(db: Db, botId: string, input: ScheduleWrite) 
  * Sets when the next run is due. With `onlyIfActive`, an inactive schedule keeps its null: a
  * late writer (a tick or a reconcile pass racing a PUT that deactivated it) cannot revive it.
  */
-export async function setScheduleNextRun(db: Db, botId: string, nextRunAt: Date | null, options: { onlyIfActive?: boolean } = {}) {
+export async function setScheduleNextRun(
+  db: Db,
+  botId: string,
+  nextRunAt: Date | null,
+  options: { onlyIfActive?: boolean } = {},
+) {
   const { count } = await db.schedule.updateMany({
     where: { botId, ...(options.onlyIfActive ? { active: true } : {}) },
     data: { nextRunAt },
@@ -92,7 +97,10 @@ export async function recordScheduledRun(
  * How many executions the bot has per schedule slot (`scheduledFor`, null for unscheduled runs),
  * counted in the database: a check that no slot ever fired twice.
  */
-export async function countExecutionsPerSlot(db: Db, botId: string): Promise<{ scheduledFor: Date | null; count: number }[]> {
+export async function countExecutionsPerSlot(
+  db: Db,
+  botId: string,
+): Promise<{ scheduledFor: Date | null; count: number }[]> {
   const groups = await db.execution.groupBy({ by: ['scheduledFor'], where: { botId }, _count: { _all: true } });
   return groups.map((g) => ({ scheduledFor: g.scheduledFor, count: g._count._all }));
 }

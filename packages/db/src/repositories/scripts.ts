@@ -34,14 +34,20 @@ export async function saveGeneratedScript(db: Db, botId: string, source: string)
   if (existing) {
     await db.script.update({ where: { id: existing.id }, data: { source } });
   } else {
-    await db.script.create({ data: { id: newId('scr'), botId, name: 'Generated from recorded steps', origin: 'generated', source } });
+    await db.script.create({
+      data: { id: newId('scr'), botId, name: 'Generated from recorded steps', origin: 'generated', source },
+    });
   }
   await ensureOneActive(db, botId);
 }
 
 // The writes below are one transaction each: the one-active invariant holds between statements.
 
-export async function createHandwrittenScript(db: Db, botId: string, input: { name: string; source: string; active?: boolean }) {
+export async function createHandwrittenScript(
+  db: Db,
+  botId: string,
+  input: { name: string; source: string; active?: boolean },
+) {
   return inTransaction(db, async (tx) => {
     const script = await tx.script.create({
       data: { id: newId('scr'), botId, name: input.name, origin: 'handwritten', source: input.source },
@@ -52,7 +58,12 @@ export async function createHandwrittenScript(db: Db, botId: string, input: { na
   });
 }
 
-export async function updateScript(db: Db, botId: string, scriptId: string, patch: { name?: string; source?: string; active?: boolean }) {
+export async function updateScript(
+  db: Db,
+  botId: string,
+  scriptId: string,
+  patch: { name?: string; source?: string; active?: boolean },
+) {
   const { active, ...fields } = patch;
   return inTransaction(db, async (tx) => {
     if (Object.keys(fields).length > 0) await tx.script.update({ where: { id: scriptId }, data: fields });

@@ -30,7 +30,12 @@ export async function replaceSteps(db: Db, botId: string, steps: Step[]): Promis
 }
 
 /** Replaces the bot's steps and the script generated from them, atomically. */
-export async function replaceStepsAndScript(db: Db, botId: string, steps: Step[], generatedSource: string): Promise<void> {
+export async function replaceStepsAndScript(
+  db: Db,
+  botId: string,
+  steps: Step[],
+  generatedSource: string,
+): Promise<void> {
   await inTransaction(db, async (tx) => {
     await replaceSteps(tx, botId, steps);
     await saveGeneratedScript(tx, botId, generatedSource);

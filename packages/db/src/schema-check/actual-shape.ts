@@ -22,7 +22,13 @@ export async function actualShape(client: ClientBase): Promise<DbShape> {
     tables[row.name] = { columns: {}, primaryKey: null, uniqueIndexes: {}, indexes: {}, foreignKeys: {} };
   }
 
-  for (const row of await rows<{ table: string; name: string; type: string; not_null: boolean; default: string | null }>(
+  for (const row of await rows<{
+    table: string;
+    name: string;
+    type: string;
+    not_null: boolean;
+    default: string | null;
+  }>(
     client,
     `SELECT c.relname AS table, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
             a.attnotnull AS not_null, pg_get_expr(d.adbin, d.adrelid) AS default

@@ -142,7 +142,8 @@ function defaultExpression(model: DmmfModel, field: DmmfField, baseType: string)
   }
   if (typeof value === 'object') {
     if (value.name === 'now') return 'CURRENT_TIMESTAMP';
-    if (value.name === 'autoincrement') return `nextval('${pgTypeName(`${tableName(model)}_${columnName(field)}_seq`)}'::regclass)`;
+    if (value.name === 'autoincrement')
+      return `nextval('${pgTypeName(`${tableName(model)}_${columnName(field)}_seq`)}'::regclass)`;
     throw new Error(`Default ${value.name}() on ${where} is not supported by the schema check`);
   }
   if (typeof value === 'boolean' || typeof value === 'number') return String(value);

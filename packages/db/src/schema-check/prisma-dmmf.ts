@@ -22,12 +22,7 @@ export interface DmmfModel {
   fields: DmmfField[];
 }
 
-export type DmmfDefault =
-  | string
-  | number
-  | boolean
-  | DmmfDefault[]
-  | { name: string; args: Array<string | number> };
+export type DmmfDefault = string | number | boolean | DmmfDefault[] | { name: string; args: Array<string | number> };
 
 export interface DmmfField {
   name: string;
@@ -74,7 +69,11 @@ let instance: SchemaWasmExports | undefined;
 
 function schemaWasm(): SchemaWasmExports {
   if (instance !== undefined) return instance;
-  const wasmFile = path.join(path.dirname(require.resolve('prisma/package.json')), 'build', 'prisma_schema_build_bg.wasm');
+  const wasmFile = path.join(
+    path.dirname(require.resolve('prisma/package.json')),
+    'build',
+    'prisma_schema_build_bg.wasm',
+  );
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const text = (ptr: number, len: number): string =>
     decoder.decode(new Uint8Array(exports().memory.buffer, ptr >>> 0, len >>> 0));

@@ -44,11 +44,19 @@ describe('the comparison notices a difference', () => {
     ['a column made optional in the schema', 'targetUrl      String', 'targetUrl      String?'],
     ['an enum value added to the schema', 'paused\n', 'paused\n  archived\n'],
     ['an enum value removed from the schema', '  paused\n', ''],
-    ['an index added to the schema', '@@index([active, nextRunAt])', '@@index([active, nextRunAt])\n  @@index([lastRunAt])'],
+    [
+      'an index added to the schema',
+      '@@index([active, nextRunAt])',
+      '@@index([active, nextRunAt])\n  @@index([lastRunAt])',
+    ],
     ['an index removed from the schema', '@@index([active, nextRunAt])', ''],
     ['an index sort order changed in the schema', 'completedAt(sort: Desc)', 'completedAt'],
     ['a unique constraint removed from the schema', '@@unique([botId, index])', ''],
-    ['a cascade removed from the schema', 'references: [id], onDelete: Cascade)\n\n  @@unique([botId, index])', 'references: [id])\n\n  @@unique([botId, index])'],
+    [
+      'a cascade removed from the schema',
+      'references: [id], onDelete: Cascade)\n\n  @@unique([botId, index])',
+      'references: [id])\n\n  @@unique([botId, index])',
+    ],
   ])('%s', (_label, from, to) => {
     expect(schemaText).toContain(from);
     const edited = schemaText.replace(from, to);

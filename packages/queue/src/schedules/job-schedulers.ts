@@ -32,11 +32,13 @@ export async function armSchedule(
   input: { botId: string; intervalSeconds: number; startAt: Date },
 ): Promise<number | null> {
   const schedulerId = schedulerIdOf(input.botId);
-  const job = await queues.get(TICK_QUEUE).upsertJobScheduler(
-    schedulerId,
-    { every: input.intervalSeconds * 1000, startDate: input.startAt },
-    { name: scheduleTick.name, data: scheduleTick.schema.parse({ botId: input.botId }), opts: scheduleTick.options },
-  );
+  const job = await queues
+    .get(TICK_QUEUE)
+    .upsertJobScheduler(
+      schedulerId,
+      { every: input.intervalSeconds * 1000, startDate: input.startAt },
+      { name: scheduleTick.name, data: scheduleTick.schema.parse({ botId: input.botId }), opts: scheduleTick.options },
+    );
   return tickSlotOf(job?.id, schedulerId);
 }
 

@@ -118,7 +118,13 @@ function readAll(elements, attribute) {
     const hostile = 'a"b\'c`d${e}f*/g\\h\ni\u2028j</script>';
     const source = generate([
       { action: 'fill', selector: hostile, value: `${hostile}{{params.q}}` },
-      { action: 'extract', name: 'x', selector: 'li', multiple: true, fields: { f: { selector: hostile, attribute: hostile } } },
+      {
+        action: 'extract',
+        name: 'x',
+        selector: 'li',
+        multiple: true,
+        fields: { f: { selector: hostile, attribute: hostile } },
+      },
     ]);
     expect(source).toContain(`page.fill(${JSON.stringify(hostile)}, ${JSON.stringify(hostile)} + text(params.q));`);
     expect(source).toContain(`"f": { selector: ${JSON.stringify(hostile)}, attribute: ${JSON.stringify(hostile)} },`);
@@ -188,7 +194,11 @@ describe('generated scripts in the sandbox', () => {
           name: 'products',
           selector: 'li.product',
           multiple: true,
-          fields: { name: { selector: '.name' }, price: { selector: '.price' }, link: { selector: 'a', attribute: 'href' } },
+          fields: {
+            name: { selector: '.name' },
+            price: { selector: '.price' },
+            link: { selector: 'a', attribute: 'href' },
+          },
         },
         {
           action: 'extract',
@@ -238,12 +248,18 @@ describe('generated scripts in the sandbox', () => {
     ]);
     expect(session.steps[16]?.data).toEqual({ artifactId: 'artifact-1' });
     expect(session.logs).toEqual([
-      { level: 'warn', source: 'script', message: expect.stringMatching(/^Optional step 3 \(click\) failed: page\.click: Timeout 100ms exceeded/) },
+      {
+        level: 'warn',
+        source: 'script',
+        message: expect.stringMatching(/^Optional step 3 \(click\) failed: page\.click: Timeout 100ms exceeded/),
+      },
     ]);
   });
 
   it('fail like the steps when a single value is missing', async () => {
-    await expect(runGenerated([{ action: 'extract', name: 'gone', selector: '#gone', timeout: 100 }])).rejects.toMatchObject({
+    await expect(
+      runGenerated([{ action: 'extract', name: 'gone', selector: '#gone', timeout: 100 }]),
+    ).rejects.toMatchObject({
       message: expect.stringMatching(/^Script error: page\.textContent: Timeout 100ms exceeded/),
     });
   });

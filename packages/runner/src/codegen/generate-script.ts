@@ -16,7 +16,11 @@ export function generateScript(steps: readonly Step[]): string {
   const helpers = new Map<string, ScriptHelper>();
   // A step named __proto__ would set a plain object's prototype instead of a key.
   const protoKey = steps.some((s) => stepActionOf(s).dataKey?.(s) === '__proto__');
-  const lines = [HEADER, 'export default async ({ page, params, log, step }) => {', protoKey ? '  const data = Object.create(null);' : '  const data = {};'];
+  const lines = [
+    HEADER,
+    'export default async ({ page, params, log, step }) => {',
+    protoKey ? '  const data = Object.create(null);' : '  const data = {};',
+  ];
   for (const step of steps) lines.push('', ...indent(stepStatements(step, helpers), 2));
   lines.push('', '  return data;', '};');
   for (const helper of withDependencies(helpers)) lines.push('', helper.source);
@@ -28,7 +32,11 @@ function stepStatements(step: Step, helpers: Map<string, ScriptHelper>): string[
   const body = action.toScript(step, scriptWriter(step, helpers));
   const dataKey = action.dataKey?.(step);
   const name = JSON.stringify(`${step.index} ${step.action}`);
-  const call = [`await step(${name}, async () => {`, ...indent(body, 2), step.optional ? '}, { optional: true });' : '});'];
+  const call = [
+    `await step(${name}, async () => {`,
+    ...indent(body, 2),
+    step.optional ? '}, { optional: true });' : '});',
+  ];
   if (dataKey !== undefined) call[0] = `${dataTarget(dataKey)} = ${call[0]}`;
   if (!step.optional) return call;
   const label = JSON.stringify(`Optional step ${step.index} (${step.action}) failed: `);

@@ -33,15 +33,15 @@ describe('hostile scripts', () => {
     expect((await failureOf('export default async () => process.env.HOME')).message).toBe(
       "Script error: ReferenceError: 'process' is not defined",
     );
-    expect((await failureOf(`export default async () => require('fs').readFileSync('/etc/passwd', 'utf8')`)).message).toBe(
-      "Script error: ReferenceError: 'require' is not defined",
-    );
+    expect(
+      (await failureOf(`export default async () => require('fs').readFileSync('/etc/passwd', 'utf8')`)).message,
+    ).toBe("Script error: ReferenceError: 'require' is not defined");
     expect((await failureOf(`export default async () => require('child_process').execSync('id')`)).message).toBe(
       "Script error: ReferenceError: 'require' is not defined",
     );
-    expect((await failureOf(`import fs from 'fs'; export default async () => fs.readFileSync('/etc/passwd')`)).message).toBe(
-      'Script error: scripts cannot import modules',
-    );
+    expect(
+      (await failureOf(`import fs from 'fs'; export default async () => fs.readFileSync('/etc/passwd')`)).message,
+    ).toBe('Script error: scripts cannot import modules');
     expect((await failureOf(`export default async () => (await import('child_process')).execSync('id')`)).message).toBe(
       'Script error: scripts cannot import modules',
     );
@@ -78,19 +78,30 @@ describe('hostile scripts', () => {
     expect((await failureOf('export default async () => { for (;;) await null; }', { timeoutMs: 300 })).message).toBe(
       'Script timed out after 300 ms',
     );
-    expect((await failureOf('export default async () => { try { while (true) {} } catch { return "escaped" } }', { timeoutMs: 300 })).reason).toBe(
-      'timeout',
-    );
+    expect(
+      (
+        await failureOf('export default async () => { try { while (true) {} } catch { return "escaped" } }', {
+          timeoutMs: 300,
+        })
+      ).reason,
+    ).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(4_000);
   });
 
   it('are stopped by the deadline while awaiting the page, and by the session deadline', async () => {
     const started = Date.now();
-    expect((await failureOf('export default async ({ page }) => { await page.waitForTimeout(60000) }', { timeoutMs: 300 })).message).toBe(
-      'Script timed out after 300 ms',
-    );
+    expect(
+      (await failureOf('export default async ({ page }) => { await page.waitForTimeout(60000) }', { timeoutMs: 300 }))
+        .message,
+    ).toBe('Script timed out after 300 ms');
     const session = createMemorySession({ deadline: Date.now() + 300 });
-    await expect(runSandboxedScript({ source: `export default async ({ page }) => page.waitForSelector('#never')`, page, session })).rejects.toMatchObject({
+    await expect(
+      runSandboxedScript({
+        source: `export default async ({ page }) => page.waitForSelector('#never')`,
+        page,
+        session,
+      }),
+    ).rejects.toMatchObject({
       reason: 'timeout',
     });
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -111,7 +122,10 @@ describe('hostile scripts', () => {
   ])('hit the memory limit when allocating %s without bound', async (_kind, body) => {
     const started = Date.now();
     const session = createMemorySession();
-    const error = await failureOf(`export default async () => { ${body} }`, { memoryLimitBytes: 16 * 1024 * 1024, session });
+    const error = await failureOf(`export default async () => { ${body} }`, {
+      memoryLimitBytes: 16 * 1024 * 1024,
+      session,
+    });
     expect(error.message).toBe('Script exceeded its memory limit');
     expect(session.logs).toEqual([]);
     expect(error.reason).toBe('memory');
@@ -120,11 +134,13 @@ describe('hostile scripts', () => {
   });
 
   it('fail with their own message when they throw', async () => {
-    expect((await failureOf(`export default async () => { throw new Error('boom') }`)).message).toBe('Script error: boom');
-    expect((await failureOf(`export default async () => { throw 'a string' }`)).message).toBe('Script error: a string');
-    expect((await failureOf(`export default async () => { throw { get message() { throw new Error() } } }`)).message).toBe(
-      'Script error: [an error that cannot be described]',
+    expect((await failureOf(`export default async () => { throw new Error('boom') }`)).message).toBe(
+      'Script error: boom',
     );
+    expect((await failureOf(`export default async () => { throw 'a string' }`)).message).toBe('Script error: a string');
+    expect(
+      (await failureOf(`export default async () => { throw { get message() { throw new Error() } } }`)).message,
+    ).toBe('Script error: [an error that cannot be described]');
     expect((await failureOf(`export default async ({ page } => 1`)).message).toMatch(/^Script error: SyntaxError: /);
     expect((await failureOf('export default async () => { function r() { return r() + 1 } return r() }')).message).toBe(
       'Script error: InternalError: stack overflow',
@@ -139,12 +155,17 @@ describe('hostile scripts', () => {
 
   it('leave the process healthy: a good script runs afterwards', async () => {
     const session = createMemorySession({ params: { echo: 'still here' } });
-    await expect(runSandboxedScript({ source: GOOD_SCRIPT, page, session })).resolves.toEqual({ title: 'Fixture shop', echo: 'still here' });
+    await expect(runSandboxedScript({ source: GOOD_SCRIPT, page, session })).resolves.toEqual({
+      title: 'Fixture shop',
+      echo: 'still here',
+    });
   });
 
   it('leak no QuickJS memory, whether they succeed or fail', async () => {
     // The debug build (leak sanitizer, assertions) is slow and uses far more Wasm memory.
-    const quickjs = new TestQuickJSWASMModule(await newQuickJSWASMModule(requireVariant(DEBUG_SYNC, '@jitl/quickjs-wasmfile-debug-sync')));
+    const quickjs = new TestQuickJSWASMModule(
+      await newQuickJSWASMModule(requireVariant(DEBUG_SYNC, '@jitl/quickjs-wasmfile-debug-sync')),
+    );
     const session = createMemorySession({ params: { echo: 1 } });
     const outcomes: string[] = [];
     const cases: Array<[string, number]> = [
@@ -154,7 +175,14 @@ describe('hostile scripts', () => {
       ['export default async ({ page }) => { await Promise.all([page.title(), page.waitForTimeout(60000)]) }', 2_000],
     ];
     for (const [source, timeoutMs] of cases) {
-      const outcome = await runSandboxedScript({ source, page, session, quickjs, timeoutMs, memoryLimitBytes: 1024 ** 3 }).then(
+      const outcome = await runSandboxedScript({
+        source,
+        page,
+        session,
+        quickjs,
+        timeoutMs,
+        memoryLimitBytes: 1024 ** 3,
+      }).then(
         (data) => JSON.stringify(data),
         (error: unknown) => String(error).split('\n')[0]!,
       );

@@ -1,4 +1,10 @@
-import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten';
+import {
+  newQuickJSWASMModule,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSSyncVariant,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten';
 
 type EmscriptenLoader = Awaited<ReturnType<QuickJSSyncVariant['importModuleLoader']>>;
 
@@ -9,7 +15,9 @@ type EmscriptenLoader = Awaited<ReturnType<QuickJSSyncVariant['importModuleLoade
 export function requireVariant(base: QuickJSSyncVariant, packageName: string): QuickJSSyncVariant {
   return {
     ...base,
-    importModuleLoader: async () => (require(`${packageName}/emscripten-module`) as { default: EmscriptenLoader }).default,
+    importModuleLoader: async () =>
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above: import() fails under Jest
+      (require(`${packageName}/emscripten-module`) as { default: EmscriptenLoader }).default,
   };
 }
 
@@ -29,5 +37,7 @@ const MAX_PAGES = 32_768;
 export function newQuickJSInstance(maxGrowthBytes?: number): Promise<QuickJSWASMModule> {
   if (maxGrowthBytes === undefined) return newQuickJSWASMModule(RELEASE_SYNC_REQUIRED);
   const maximum = Math.min(MAX_PAGES, INITIAL_PAGES + Math.ceil(maxGrowthBytes / 65_536));
-  return newQuickJSWASMModule(newVariant(RELEASE_SYNC_REQUIRED, { wasmMemory: new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum }) }));
+  return newQuickJSWASMModule(
+    newVariant(RELEASE_SYNC_REQUIRED, { wasmMemory: new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum }) }),
+  );
 }

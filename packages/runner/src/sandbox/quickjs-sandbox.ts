@@ -1,4 +1,10 @@
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten';
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten';
 import { Scope } from 'quickjs-emscripten';
 import { SANDBOX_LIMITS } from './limits';
 import { PAGE_OPS } from './page-ops';
@@ -87,7 +93,9 @@ export class QuickJSSandbox {
       const api = this.createApi();
       const runFn = this.handles.manage(this.context.getProp(api, 'run'));
       const namespace = this.evaluate(source);
-      const result = this.handles.manage(this.unwrap(this.context.callFunction(runFn, this.context.undefined, namespace)));
+      const result = this.handles.manage(
+        this.unwrap(this.context.callFunction(runFn, this.context.undefined, namespace)),
+      );
       return await this.settle(result);
     } catch (error) {
       throw this.toScriptError(error);
@@ -111,25 +119,35 @@ export class QuickJSSandbox {
       this.context.dispose();
       this.runtime.dispose();
     } catch (error) {
-      this.settings.bridge.deliver([{ type: 'warning', message: `Script sandbox cleanup failed: ${messageOf(error)}` }]);
+      this.settings.bridge.deliver([
+        { type: 'warning', message: `Script sandbox cleanup failed: ${messageOf(error)}` },
+      ]);
     }
   }
 
   private createApi(): QuickJSHandle {
     const ctx = this.context;
     const factory = this.handles.manage(
-      this.unwrap(ctx.evalCode(buildPrelude([...PAGE_OPS.keys()]), 'botfleet-prelude.js', { type: 'global', strict: true })),
+      this.unwrap(
+        ctx.evalCode(buildPrelude([...PAGE_OPS.keys()]), 'botfleet-prelude.js', { type: 'global', strict: true }),
+      ),
     );
     const callHost = this.handles.manage(ctx.newFunction('callHost', (op, args) => this.callHost(op, args)));
-    const callHostAsync = this.handles.manage(ctx.newFunction('callHostAsync', (op, args) => this.callHostAsync(op, args)));
+    const callHostAsync = this.handles.manage(
+      ctx.newFunction('callHostAsync', (op, args) => this.callHostAsync(op, args)),
+    );
     const params = this.handles.manage(ctx.newString(this.settings.paramsJson));
-    const api = this.handles.manage(this.unwrap(ctx.callFunction(factory, ctx.undefined, callHost, callHostAsync, params)));
+    const api = this.handles.manage(
+      this.unwrap(ctx.callFunction(factory, ctx.undefined, callHost, callHostAsync, params)),
+    );
     this.describeFn = this.handles.manage(ctx.getProp(api, 'describe'));
     return api;
   }
 
   private evaluate(source: string): QuickJSHandle {
-    return this.handles.manage(this.unwrap(this.context.evalCode(source, 'script.js', { type: 'module', strict: true })));
+    return this.handles.manage(
+      this.unwrap(this.context.evalCode(source, 'script.js', { type: 'module', strict: true })),
+    );
   }
 
   private callHost(opHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle {
@@ -212,7 +230,9 @@ export class QuickJSSandbox {
       this.flushServices();
       const state = this.context.getPromiseState(promise);
       if (state.type === 'fulfilled') {
-        const json = state.notAPromise ? null : state.value.consume((v) => (this.context.typeof(v) === 'string' ? this.context.getString(v) : null));
+        const json = state.notAPromise
+          ? null
+          : state.value.consume((v) => (this.context.typeof(v) === 'string' ? this.context.getString(v) : null));
         if (json === null) throw ScriptError.thrown('the script did not produce a result');
         return JSON.parse(json);
       }
@@ -241,7 +261,9 @@ export class QuickJSSandbox {
       described.error.dispose();
       return '[an error that cannot be described]';
     }
-    return described.value.consume((v) => (this.context.typeof(v) === 'string' ? this.context.getString(v) : '[no message]'));
+    return described.value.consume((v) =>
+      this.context.typeof(v) === 'string' ? this.context.getString(v) : '[no message]',
+    );
   }
 
   /** Evaluation results: a thrown value becomes the script's failure. */

@@ -68,10 +68,24 @@ describe('runSandboxedScript with a well-behaved script', () => {
       { level: 'warn', source: 'script', message: 'careful' },
       { level: 'error', source: 'script', message: 'done' },
     ]);
-    expect(session.steps.map(({ index, action, status, data: stepData, error }) => ({ index, action, status, stepData, error }))).toEqual([
+    expect(
+      session.steps.map(({ index, action, status, data: stepData, error }) => ({
+        index,
+        action,
+        status,
+        stepData,
+        error,
+      })),
+    ).toEqual([
       { index: 0, action: 'read title', status: 'completed', stepData: 'Products', error: null },
       { index: 1, action: 'search', status: 'completed', stepData: null, error: null },
-      { index: 2, action: 'list products', status: 'completed', stepData: data && (data as { products: unknown }).products, error: null },
+      {
+        index: 2,
+        action: 'list products',
+        status: 'completed',
+        stepData: data && (data as { products: unknown }).products,
+        error: null,
+      },
     ]);
     for (const step of session.steps) expect(step.durationMs).toBeGreaterThanOrEqual(0);
   });
@@ -146,7 +160,9 @@ describe('runSandboxedScript with a well-behaved script', () => {
     await expect(failure(`export default async ({ page }) => page.goto('file:///etc/passwd')`)).resolves.toMatchObject({
       error: { message: 'Script error: page.goto: only http and https URLs can be opened' },
     });
-    await expect(failure(`export default async ({ page }) => page.screenshot({ path: '/tmp/x.png' })`)).resolves.toMatchObject({
+    await expect(
+      failure(`export default async ({ page }) => page.screenshot({ path: '/tmp/x.png' })`),
+    ).resolves.toMatchObject({
       error: { message: "Script error: page.screenshot: option 'path' is not supported" },
     });
     await expect(failure(`export default async ({ page }) => page.click({ selector: '#go' })`)).resolves.toMatchObject({

@@ -59,7 +59,14 @@ export async function runSandboxedScript(options: SandboxedScriptOptions): Promi
   const host = new ScriptHost(options.session, options.page, deadline);
   if (!options.quickjs) {
     return runInSandboxThread(
-      { source: options.source, paramsJson, deadline, budgetMs, memoryLimitBytes, resourceLimits: options.threadResourceLimits },
+      {
+        source: options.source,
+        paramsJson,
+        deadline,
+        budgetMs,
+        memoryLimitBytes,
+        resourceLimits: options.threadResourceLimits,
+      },
       host,
     );
   }
@@ -76,7 +83,9 @@ export async function runSandboxedScript(options: SandboxedScriptOptions): Promi
     (error: unknown) => ({ data: null, error }),
   );
   sandbox.dispose();
-  host.close(outcome.error === null ? null : outcome.error instanceof Error ? outcome.error.message : String(outcome.error));
+  host.close(
+    outcome.error === null ? null : outcome.error instanceof Error ? outcome.error.message : String(outcome.error),
+  );
   if (outcome.error !== null) throw outcome.error;
   return outcome.data;
 }

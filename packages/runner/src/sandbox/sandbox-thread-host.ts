@@ -45,7 +45,8 @@ export function threadResourceLimits(memoryLimitBytes: number): ResourceLimits {
 function threadEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && (/^(TSX|ESBUILD)_/.test(key) || ['TMPDIR', 'TMP', 'TEMP'].includes(key))) env[key] = value;
+    if (value !== undefined && (/^(TSX|ESBUILD)_/.test(key) || ['TMPDIR', 'TMP', 'TEMP'].includes(key)))
+      env[key] = value;
   }
   return env;
 }
@@ -221,6 +222,9 @@ export function runInSandboxThread(run: ThreadRun, host: ScriptHost): Promise<un
             return;
           case 'failed':
             finish(new ScriptError(message.reason, message.message));
+            return;
+          case 'ready':
+            // Handled when the thread starts (the thread host marks itself ready).
             return;
         }
       },

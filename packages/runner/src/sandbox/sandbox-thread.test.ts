@@ -18,7 +18,13 @@ afterAll(() => {
 type Extra = Partial<Omit<SandboxedScriptOptions, 'source' | 'page'>>;
 
 async function failureOf(source: string, extra: Extra = {}): Promise<ScriptError> {
-  const error: unknown = await runSandboxedScript({ source, page, session: createMemorySession(), timeoutMs: 5_000, ...extra }).then(
+  const error: unknown = await runSandboxedScript({
+    source,
+    page,
+    session: createMemorySession(),
+    timeoutMs: 5_000,
+    ...extra,
+  }).then(
     () => new Error('the script was expected to fail'),
     (e: unknown) => e,
   );
@@ -59,7 +65,9 @@ describe('the sandbox thread', () => {
     expect(elapsed).toBeLessThan(1_500 + 1_000);
     // The thread was killed mid-call; the host kept the log line and failed the open step.
     expect(session.logs).toEqual([{ level: 'info', source: 'script', message: 'looping' }]);
-    expect(session.steps.map((s) => [s.index, s.action, s.status, s.error])).toEqual([[0, 'forever', 'failed', 'Script timed out after 1500 ms']]);
+    expect(session.steps.map((s) => [s.index, s.action, s.status, s.error])).toEqual([
+      [0, 'forever', 'failed', 'Script timed out after 1500 ms'],
+    ]);
     await expectHealthy();
   });
 
@@ -102,9 +110,14 @@ describe('the sandbox thread', () => {
   }, 60_000);
 
   it('runs scripts side by side, each in its own thread', async () => {
-    const sources = [1, 2, 3].map((n) => `export default async ({ page, step }) => step('s${n}', async () => ({ n: ${n}, title: await page.title() }))`);
+    const sources = [1, 2, 3].map(
+      (n) =>
+        `export default async ({ page, step }) => step('s${n}', async () => ({ n: ${n}, title: await page.title() }))`,
+    );
     const sessions = sources.map(() => createMemorySession());
-    const results = await Promise.all(sources.map((source, i) => runSandboxedScript({ source, page, session: sessions[i]!, timeoutMs: 10_000 })));
+    const results = await Promise.all(
+      sources.map((source, i) => runSandboxedScript({ source, page, session: sessions[i]!, timeoutMs: 10_000 })),
+    );
     expect(results).toEqual([1, 2, 3].map((n) => ({ n, title: 'Fixture shop' })));
     expect(sessions.map((s) => s.steps.map((step) => step.action))).toEqual([['s1'], ['s2'], ['s3']]);
   });

@@ -81,7 +81,8 @@ async function run(start: Extract<HostMessage, { kind: 'start' }>): Promise<void
     });
     outcome = { kind: 'done', value: await sandbox.run(start.source) };
   } catch (error) {
-    const failure = error instanceof ScriptError ? error : new ScriptError('crash', `Script crashed its sandbox: ${String(error)}`);
+    const failure =
+      error instanceof ScriptError ? error : new ScriptError('crash', `Script crashed its sandbox: ${String(error)}`);
     outcome = { kind: 'failed', reason: failure.reason, message: failure.message };
   }
   post(outcome);

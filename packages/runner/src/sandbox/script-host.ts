@@ -55,7 +55,7 @@ export class ScriptHost {
     try {
       json = encodePageResult(await pageOp(new BridgeArgs(op, args), this.env));
     } catch (error) {
-      throw new Error(stripAnsi(messageOf(error)));
+      throw new Error(stripAnsi(messageOf(error)), { cause: error });
     }
     if (json.length > SANDBOX_LIMITS.maxTransferChars) {
       throw new Error(`the result is larger than ${SANDBOX_LIMITS.maxTransferChars} characters`);
@@ -125,6 +125,7 @@ function encodePageResult(value: unknown): string {
 
 /** Playwright colours its call logs for terminals; scripts and execution errors want plain text. */
 function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching the escape character is the point
   return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 

@@ -85,11 +85,18 @@ export class ScriptServices {
     this.logLines += 1;
     if (this.logLines > SANDBOX_LIMITS.maxLogLines) {
       if (this.logLines === SANDBOX_LIMITS.maxLogLines + 1) {
-        this.outbox.push({ type: 'log', level: 'warn', message: `Further script log lines dropped (limit ${SANDBOX_LIMITS.maxLogLines})` });
+        this.outbox.push({
+          type: 'log',
+          level: 'warn',
+          message: `Further script log lines dropped (limit ${SANDBOX_LIMITS.maxLogLines})`,
+        });
       }
       return undefined;
     }
-    const text = message.length > SANDBOX_LIMITS.maxLogMessageChars ? `${message.slice(0, SANDBOX_LIMITS.maxLogMessageChars)}…` : message;
+    const text =
+      message.length > SANDBOX_LIMITS.maxLogMessageChars
+        ? `${message.slice(0, SANDBOX_LIMITS.maxLogMessageChars)}…`
+        : message;
     this.outbox.push({ type: 'log', level, message: text });
     return undefined;
   }

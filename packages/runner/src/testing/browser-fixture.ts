@@ -38,7 +38,10 @@ export function useBrowserFixture(options: BrowserFixtureOptions | (() => Browse
   beforeAll(async () => {
     const { routes, browserArgs, egressProxyUrl } = typeof options === 'function' ? options() : options;
     const server = await startFixtureServer(routes);
-    const host = createTestBrowserHost(browserArgs?.(server) ?? [], egressProxyUrl === undefined ? {} : { egressProxyUrl });
+    const host = createTestBrowserHost(
+      browserArgs?.(server) ?? [],
+      egressProxyUrl === undefined ? {} : { egressProxyUrl },
+    );
     started = { server, host };
   });
   beforeEach(() => {
@@ -55,7 +58,8 @@ export function useBrowserFixture(options: BrowserFixtureOptions | (() => Browse
   });
 
   const current = () => {
-    if (!started) throw new Error('useBrowserFixture: its browser exists only inside tests and hooks declared after it');
+    if (!started)
+      throw new Error('useBrowserFixture: its browser exists only inside tests and hooks declared after it');
     return started;
   };
   return {

@@ -20,7 +20,9 @@ export interface MemorySession extends RunSession {
   readonly artifacts: Map<string, MemoryArtifact>;
 }
 
-export function createMemorySession(options: { params?: Record<string, unknown>; deadline?: number } = {}): MemorySession {
+export function createMemorySession(
+  options: { params?: Record<string, unknown>; deadline?: number } = {},
+): MemorySession {
   const steps: StepResult[] = [];
   const logs: MemoryLogEntry[] = [];
   const artifacts = new Map<string, MemoryArtifact>();

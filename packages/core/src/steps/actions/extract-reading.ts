@@ -53,7 +53,11 @@ async function extractRecords(
   matches: StepLocator,
   fields: Record<string, { selector: string; attribute?: string | undefined }>,
 ): Promise<Row[]> {
-  const specs: PageFieldSpec[] = Object.entries(fields).map(([name, f]) => ({ name, selector: f.selector, attribute: f.attribute ?? null }));
+  const specs: PageFieldSpec[] = Object.entries(fields).map(([name, f]) => ({
+    name,
+    selector: f.selector,
+    attribute: f.attribute ?? null,
+  }));
   // Runs in the page. No named inner functions: tsx/esbuild would wrap them in a `__name`
   // helper that exists in Node, not in the page (a ReferenceError there).
   const fast = await matches.evaluateAll((elements, fieldSpecs): Row[] | null => {
@@ -75,7 +79,11 @@ async function extractRecords(
           if (root instanceof Element) hosts.unshift(root);
           for (const host of hosts) if (host.shadowRoot) roots.push(host.shadowRoot);
         }
-        row[f.name] = !target ? null : f.attribute ? target.getAttribute(f.attribute) : (target.textContent ?? '').trim();
+        row[f.name] = !target
+          ? null
+          : f.attribute
+            ? target.getAttribute(f.attribute)
+            : (target.textContent ?? '').trim();
       }
       return row;
     });

@@ -48,8 +48,13 @@ export const extractAction = defineStepAction({
       );
       return [`return ${script.use(EXTRACT_RECORDS_HELPER)}(page, ${script.text(step.selector)}, {`, ...fields, '});'];
     }
-    if (step.multiple) return [`return page.$$eval(${script.text(step.selector)}, ${script.use(READ_ALL_HELPER)}, ${attribute});`];
-    if (step.attribute !== undefined) return [`return page.getAttribute(${script.text(step.selector)}, ${attribute}${script.options()});`];
-    return [`const content = await page.textContent(${script.text(step.selector)}${script.options()});`, 'return content === null ? null : content.trim();'];
+    if (step.multiple)
+      return [`return page.$$eval(${script.text(step.selector)}, ${script.use(READ_ALL_HELPER)}, ${attribute});`];
+    if (step.attribute !== undefined)
+      return [`return page.getAttribute(${script.text(step.selector)}, ${attribute}${script.options()});`];
+    return [
+      `const content = await page.textContent(${script.text(step.selector)}${script.options()});`,
+      'return content === null ? null : content.trim();',
+    ];
   },
 });

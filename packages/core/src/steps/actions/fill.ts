@@ -9,5 +9,7 @@ export const fillAction = defineStepAction({
     await page.locator(step.selector).first().fill(step.value, { timeout: timeoutMs });
   },
   describe: (step) => `fill "${step.selector}"`,
-  toScript: (step, script) => [`await page.fill(${script.text(step.selector)}, ${script.text(step.value)}${script.options()});`],
+  toScript: (step, script) => [
+    `await page.fill(${script.text(step.selector)}, ${script.text(step.value)}${script.options()});`,
+  ],
 });

@@ -10,5 +10,7 @@ export const selectAction = defineStepAction({
     await page.locator(step.selector).first().selectOption(step.value, { timeout: timeoutMs });
   },
   describe: (step) => `select "${step.selector}"`,
-  toScript: (step, script) => [`await page.selectOption(${script.text(step.selector)}, ${script.text(step.value)}${script.options()});`],
+  toScript: (step, script) => [
+    `await page.selectOption(${script.text(step.selector)}, ${script.text(step.value)}${script.options()});`,
+  ],
 });

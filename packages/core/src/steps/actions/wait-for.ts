@@ -12,7 +12,8 @@ export const waitForAction = defineStepAction({
     }
   },
   async perform(page, step, { timeoutMs }) {
-    if (step.selector !== undefined) await page.locator(step.selector).first().waitFor({ state: 'visible', timeout: timeoutMs });
+    if (step.selector !== undefined)
+      await page.locator(step.selector).first().waitFor({ state: 'visible', timeout: timeoutMs });
     else await page.waitForTimeout(step.ms ?? 0);
   },
   // A sleep is cut only by the execution's deadline, never by the step timeout.
