@@ -26,3 +26,19 @@ test('writes and reads an Organization and a Bot through the pg adapter', async 
   expect(bot.createdAt).toBeInstanceOf(Date);
   expect(bot.updatedAt).toBeInstanceOf(Date);
 });
+
+test('prepares each query text once per connection and reuses it', async () => {
+  const single = createPrismaClient(db.url, { poolSize: 1 });
+  try {
+    for (let i = 0; i < 3; i++) await single.organization.findMany({ where: { slug: `none-${i}` } });
+    // One connection, so this sees the statements the loop above prepared on it.
+    const prepared = await single.$queryRaw<{ name: string; calls: bigint }[]>`
+      SELECT name, generic_plans + custom_plans AS calls FROM pg_prepared_statements WHERE name LIKE 'bf_%'`;
+    const names = prepared.map((p) => p.name);
+    expect(new Set(names).size).toBe(names.length);
+    // The findMany text ran three times under one name: planned per call, parsed once.
+    expect(prepared.some((p) => Number(p.calls) >= 3)).toBe(true);
+  } finally {
+    await single.$disconnect();
+  }
+});

@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient, type Prisma } from './generated/prisma/client';
+import { createStatementNamer } from './statement-names';
 
 export { PrismaClient };
 
@@ -19,9 +20,12 @@ export interface CreatePrismaClientOptions {
  * pool is pg's and its size is configured here rather than in the connection string.
  */
 export function createPrismaClient(databaseUrl: string, options: CreatePrismaClientOptions = {}): PrismaClient {
-  const adapter = new PrismaPg({
-    connectionString: databaseUrl,
-    ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
-  });
+  const adapter = new PrismaPg(
+    {
+      connectionString: databaseUrl,
+      ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
+    },
+    { statementNameGenerator: createStatementNamer() },
+  );
   return new PrismaClient({ adapter });
 }
