@@ -1,7 +1,7 @@
 import { defineRole, settlesWithin, startPeriodic, type Logger, type SecretBox } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import { consume, createQueues, closeRedis, createRedisConnection, stopWorker, webhookDeliver } from '@botfleet/queue';
-import { JwtTokenCache } from '@botfleet/webhooks';
+import { createConnectionPool, JwtTokenCache } from '@botfleet/webhooks';
 import { sweepLostDeliveryJobs } from './lost-job-sweeper';
 import { createWebhookDeliverProcessor } from './webhook-deliver.processor';
 
@@ -40,13 +40,16 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
   connection.on('error', (err) => logger.warn({ err: err.message }, 'redis (delivery) connection error'));
   const queues = createQueues(connection, options.queuePrefix);
 
-  // One token cache for the process, so deliveries to the same receiver share one JWT login.
+  // One token cache and one connection pool for the process, so deliveries to the same receiver
+  // share one JWT login and reuse warm keep-alive sockets.
+  const pool = createConnectionPool({ allowPrivateNetwork: options.allowPrivateNetwork });
   const processor = createWebhookDeliverProcessor({
     db: options.db,
     queues,
     logger,
     secretBox: options.secretBox,
     tokenCache: new JwtTokenCache(),
+    pool,
     allowPrivateNetwork: options.allowPrivateNetwork,
     timeoutMs: options.timeoutMs,
     retryDelaysMs: options.retryDelaysMs,
@@ -85,6 +88,7 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
         settlesWithin(sweeper.stop(), closeTimeoutMs),
       ]);
       if (!drained) logger.warn('delivery attempts still in flight at the shutdown deadline; abandoning them');
+      pool.close();
       await queues.close();
       await closeRedis(connection);
       logger.info('delivery role stopped');

@@ -8,7 +8,13 @@ import {
   type PrismaClient,
 } from '@botfleet/db';
 import { webhookDeliver, type Queues, type WebhookDeliverPayload } from '@botfleet/queue';
-import { deliverWebhook, nextRetryDelayMs, type DeliveryResult, type JwtTokenCache } from '@botfleet/webhooks';
+import {
+  deliverWebhook,
+  nextRetryDelayMs,
+  type ConnectionPool,
+  type DeliveryResult,
+  type JwtTokenCache,
+} from '@botfleet/webhooks';
 import { openCredentials, UnreadableSecretError } from './open-credentials';
 
 /*
@@ -28,6 +34,8 @@ export interface ProcessorDeps {
   logger: Logger;
   secretBox: SecretBox;
   tokenCache: JwtTokenCache;
+  /** Keep-alive sockets per receiver, for the process (created for `allowPrivateNetwork`). */
+  pool: ConnectionPool;
   allowPrivateNetwork: boolean;
   timeoutMs: number;
   retryDelaysMs: readonly number[];
@@ -129,6 +137,7 @@ async function sendOnce(deps: ProcessorDeps, delivery: DeliveryForAttempt, log: 
       timeoutMs: deps.timeoutMs,
       tokenCache: deps.tokenCache,
       logger: deps.logger,
+      pool: deps.pool,
     },
   );
 }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { WebhookAuth } from '@botfleet/core';
+import type { ConnectionPool } from './connection-pool';
 import { HttpPostError, JwtLoginError } from './errors';
 import { httpPost, type HttpPostResponse } from './http-post';
 import type { JwtTokenCache } from './jwt-token-cache';
@@ -37,6 +38,8 @@ export interface DeliveryOptions {
   /** Required for `jwt`; shared across deliveries so one login serves many. */
   tokenCache?: JwtTokenCache;
   logger?: DeliveryLogger;
+  /** Keep-alive sockets shared by deliveries and logins (see connection-pool.ts). */
+  pool?: ConnectionPool;
 }
 
 export interface DeliveryResult {
@@ -88,7 +91,7 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
   const secrets = [request.secret, request.password].filter((s): s is string => typeof s === 'string');
   const timestamp = request.timestampSeconds ?? Math.floor(Date.now() / 1000);
   const headers = baseHeaders(request, timestamp);
-  const http = { allowPrivateNetwork: options.allowPrivateNetwork, timeoutMs: options.timeoutMs };
+  const http = { allowPrivateNetwork: options.allowPrivateNetwork, timeoutMs: options.timeoutMs, pool: options.pool };
   const post = (extra: Record<string, string> = {}): Promise<HttpPostResponse> =>
     httpPost({ url: request.url, body: request.body, headers: { ...headers, ...extra } }, http);
 
@@ -147,7 +150,11 @@ async function postWithJwt(
   if (!options.tokenCache) throw new TypeError('deliverWebhook needs options.tokenCache for jwt auth');
   const cache = options.tokenCache;
   const credentials = { organizationId: request.organizationId, loginUrl, username, password };
-  const loginOptions = { allowPrivateNetwork: options.allowPrivateNetwork, timeoutMs: options.timeoutMs };
+  const loginOptions = {
+    allowPrivateNetwork: options.allowPrivateNetwork,
+    timeoutMs: options.timeoutMs,
+    pool: options.pool,
+  };
 
   const token = await cache.getToken(credentials, loginOptions);
   rememberToken(token);

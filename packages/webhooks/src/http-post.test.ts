@@ -1,4 +1,5 @@
 import { startReceiver, type TestReceiver } from '@botfleet/testkit';
+import { createConnectionPool } from './connection-pool';
 import { DestinationRefusedError, HttpPostError } from './errors';
 import { httpPost } from './http-post';
 
@@ -141,6 +142,67 @@ describe('httpPost', () => {
     await expect(httpPost({ url: 'http://2130706433:9/', body: '{}' }, refuse)).rejects.toBeInstanceOf(
       DestinationRefusedError,
     );
+  });
+
+  describe('with a connection pool', () => {
+    it('reuses one keep-alive connection for requests to the same receiver; without a pool each opens its own', async () => {
+      const target = await receiver((_req, res) => res.writeHead(200).end('ok'));
+      const pool = createConnectionPool(allow);
+      try {
+        for (let i = 0; i < 3; i++) {
+          await expect(httpPost({ url: target.url, body: `{"n":${i}}` }, { ...allow, pool })).resolves.toMatchObject({
+            statusCode: 200,
+          });
+        }
+        expect(target.requests).toHaveLength(3);
+        expect(target.connections()).toBe(1);
+      } finally {
+        pool.close();
+      }
+      for (let i = 0; i < 2; i++) await httpPost({ url: target.url, body: '{}' }, allow);
+      expect(target.connections()).toBe(3);
+    });
+
+    it('does not reuse a connection whose answer was cut short', async () => {
+      const target = await receiver((_req, res) => {
+        res.writeHead(200);
+        res.end('x'.repeat(4096));
+      });
+      const pool = createConnectionPool(allow);
+      try {
+        const cut = await httpPost({ url: target.url, body: '{}' }, { ...allow, pool, maxResponseBytes: 10 });
+        expect(cut.truncated).toBe(true);
+        await httpPost({ url: target.url, body: '{}' }, { ...allow, pool });
+        expect(target.connections()).toBe(2);
+      } finally {
+        pool.close();
+      }
+    });
+
+    it('still checks each address at connect time with the private network closed', async () => {
+      const target = await receiver();
+      const pool = createConnectionPool(refuse);
+      try {
+        const attempt = httpPost({ url: `http://localhost:${target.port}/`, body: '{}' }, { ...refuse, pool });
+        await expect(attempt).rejects.toMatchObject({ kind: 'refused_destination', host: 'localhost' });
+        expect(target.connections()).toBe(0);
+      } finally {
+        pool.close();
+      }
+    });
+
+    it('refuses a pool made for the other private-network setting', async () => {
+      const target = await receiver();
+      const open = createConnectionPool(allow);
+      try {
+        await expect(
+          httpPost({ url: `http://localhost:${target.port}/`, body: '{}' }, { ...refuse, pool: open }),
+        ).rejects.toThrow('connection pool was created for another private-network setting');
+        expect(target.connections()).toBe(0);
+      } finally {
+        open.close();
+      }
+    });
   });
 
   it('rejects unusable URLs without echoing them', async () => {

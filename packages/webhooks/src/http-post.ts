@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { assertLiteralHostAllowed, createGuardedLookup } from './destination-guard';
+import type { ConnectionPool } from './connection-pool';
 import { HttpPostError } from './errors';
 
 export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
@@ -20,6 +21,11 @@ export interface HttpPostOptions {
   /** One deadline for connect, response headers and reading the body. */
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /**
+   * Keep-alive sockets to reuse (created for the same private-network setting). Without one,
+   * every request opens a connection of its own and closes it.
+   */
+  pool?: ConnectionPool;
 }
 
 export interface HttpPostResponse {
@@ -52,6 +58,11 @@ function parseTarget(rawUrl: string): URL {
 export function httpPost(request: HttpPostRequest, options: HttpPostOptions): Promise<HttpPostResponse> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const { pool } = options;
+  if (pool && pool.allowPrivateNetwork !== options.allowPrivateNetwork) {
+    // Its sockets were checked (or not) for the other setting: reusing them would bypass the guard.
+    return Promise.reject(new Error('connection pool was created for another private-network setting'));
+  }
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
 
@@ -70,13 +81,14 @@ export function httpPost(request: HttpPostRequest, options: HttpPostOptions): Pr
     let settled = false;
     let req: http.ClientRequest | undefined;
 
-    const settle = (action: () => void): void => {
+    /** `reusable`: the response was read to its end, so a pooled socket can serve the next request. */
+    const settle = (action: () => void, reusable = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       action();
-      // Whatever is left (an unread body, a half-open socket) is of no use to us.
-      req?.destroy();
+      // Otherwise whatever is left (an unread body, a half-open socket) is of no use to us.
+      if (!reusable || !pool) req?.destroy();
     };
     const fail = (err: HttpPostError): void => settle(() => reject(err));
 
@@ -89,13 +101,15 @@ export function httpPost(request: HttpPostRequest, options: HttpPostOptions): Pr
       let size = 0;
       let truncated = false;
       const done = (): void =>
-        settle(() =>
-          resolve({
-            statusCode: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            truncated,
-            durationMs: elapsed(),
-          }),
+        settle(
+          () =>
+            resolve({
+              statusCode: res.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              truncated,
+              durationMs: elapsed(),
+            }),
+          res.complete && !truncated,
         );
       res.on('data', (chunk: Buffer) => {
         const room = maxBytes - size;
@@ -127,9 +141,10 @@ export function httpPost(request: HttpPostRequest, options: HttpPostOptions): Pr
           path: `${url.pathname}${url.search}`,
           method: 'POST',
           headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body, 'utf8')) },
-          // A pooled socket is keyed by host:port, not by the lookup used to open it: never share.
-          agent: false,
-          lookup: options.allowPrivateNetwork ? undefined : createGuardedLookup(),
+          // The pool's agents carry the guarded lookup themselves (see connection-pool.ts).
+          ...(pool
+            ? { agent: url.protocol === 'https:' ? pool.https : pool.http }
+            : { agent: false, lookup: options.allowPrivateNetwork ? undefined : createGuardedLookup() }),
         },
         onResponse,
       );

@@ -23,3 +23,4 @@ export {
 } from './deliver';
 export { nextRetryDelayMs } from './retry-policy';
 export { HttpPostError, DestinationRefusedError, JwtLoginError, type HttpPostErrorKind } from './errors';
+export { createConnectionPool, type ConnectionPool, type ConnectionPoolOptions } from './connection-pool';

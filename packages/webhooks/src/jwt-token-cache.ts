@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import type { ConnectionPool } from './connection-pool';
 import { JwtLoginError } from './errors';
 import { httpPost } from './http-post';
 
@@ -14,6 +15,7 @@ export interface JwtCredentials {
 export interface JwtLoginOptions {
   allowPrivateNetwork: boolean;
   timeoutMs?: number;
+  pool?: ConnectionPool;
 }
 
 export interface JwtTokenCacheOptions {
