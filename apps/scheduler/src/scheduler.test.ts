@@ -1,6 +1,6 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
 import { createLogger } from '@botfleet/core';
-import { countExecutionsPerSlot, findSchedule, listExecutions, type Execution } from '@botfleet/db';
+import { countExecutionsPerSlot, findSchedule, listExecutions, type ExecutionSummary } from '@botfleet/db';
 import { createTestDatabase, type TestDatabase } from '@botfleet/db/testing';
 import { executionRun, scheduleTick } from '@botfleet/queue';
 import { deletePrefixedKeys, testRedisUrl, waitUntil } from '@botfleet/testkit';
@@ -60,9 +60,9 @@ const api = {
 const POLL = { timeoutMs: 10_000, intervalMs: 100 };
 
 /** The slot a row belongs to; unscheduled rows sort last, as NULLs do in an ascending ORDER BY. */
-const slotOf = (row: Execution) => row.scheduledFor?.getTime() ?? Number.POSITIVE_INFINITY;
+const slotOf = (row: ExecutionSummary) => row.scheduledFor?.getTime() ?? Number.POSITIVE_INFINITY;
 /** The bot's scheduled executions, oldest slot first. */
-const scheduledExecutions = async (botId: string): Promise<Execution[]> => {
+const scheduledExecutions = async (botId: string): Promise<ExecutionSummary[]> => {
   const page = await listExecutions(h.db, botId, { limit: 1_000 });
   if (page.nextCursor !== null) throw new Error(`bot ${botId} has more executions than one page`);
   return page.items.filter((row) => row.trigger === 'schedule').sort((a, b) => slotOf(a) - slotOf(b) || 0);

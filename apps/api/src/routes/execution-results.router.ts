@@ -10,7 +10,7 @@ import { toFailureView } from '../views/failure.view';
 import { toLogEntryView } from '../views/log-entry.view';
 import { toStepOutputView } from '../views/step-output.view';
 import { ExecutionParams } from './path-params';
-import { executionOfCaller } from './resource-loaders';
+import { executionOfCaller, executionWithDataOfCaller } from './resource-loaders';
 
 const StepParams = ExecutionParams.extend({ index: z.coerce.number().int().min(0).max(100_000) });
 const ExtractSchema = z.object({ data: z.unknown() });
@@ -66,7 +66,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
         summary: 'Extracted data of a completed execution (404 until it completed with data)',
         permission: 'read',
         params: ExecutionParams,
-        load: { execution: executionOfCaller },
+        load: { execution: executionWithDataOfCaller },
         responses: { 200: { description: 'The data', schema: ExtractSchema } },
       },
       async ({ execution }) => {

@@ -3,10 +3,12 @@ import {
   findBot,
   findBotForTrigger,
   findExecution,
+  findExecutionSummary,
   findScript,
   type Bot,
   type BotForTrigger,
   type Execution,
+  type ExecutionSummary,
   type Script,
 } from '@botfleet/db';
 import type { ResourceLoader } from '../http/route';
@@ -42,8 +44,23 @@ export const scriptOfCaller: ResourceLoader<{ botId: string; scriptId: string },
   return script;
 };
 
-/** The execution of `:executionId`. */
-export const executionOfCaller: ResourceLoader<{ executionId: string }, Execution> = async ({ db, auth, params }) => {
+/** The execution of `:executionId`, without its extracted data (the routes that show it load it). */
+export const executionOfCaller: ResourceLoader<{ executionId: string }, ExecutionSummary> = async ({
+  db,
+  auth,
+  params,
+}) => {
+  const execution = await findExecutionSummary(db, auth.organizationId, params.executionId);
+  if (!execution) throw notFound('Execution');
+  return execution;
+};
+
+/** The execution of `:executionId` with its extracted data. */
+export const executionWithDataOfCaller: ResourceLoader<{ executionId: string }, Execution> = async ({
+  db,
+  auth,
+  params,
+}) => {
   const execution = await findExecution(db, auth.organizationId, params.executionId);
   if (!execution) throw notFound('Execution');
   return execution;

@@ -1,8 +1,8 @@
 import type { ExecutionView } from '@botfleet/core';
-import type { Execution } from '@botfleet/db';
+import type { Execution, ExecutionSummary } from '@botfleet/db';
 import { ms } from './time';
 
-export function toExecutionView(execution: Execution, now = Date.now()): ExecutionView {
+export function toExecutionView(execution: ExecutionSummary, now = Date.now()): ExecutionView {
   const started = ms(execution.startedAt);
   const completed = ms(execution.completedAt);
   return {

@@ -4,6 +4,29 @@ import type { Db } from './db-handle';
 import { inTransaction } from './in-transaction';
 import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
 
+/**
+ * Every column but the extracted data, which can run to megabytes and which most reads of an
+ * execution (its state, its logs, its failure) never show.
+ */
+const EXECUTION_SUMMARY = {
+  id: true,
+  botId: true,
+  organizationId: true,
+  status: true,
+  trigger: true,
+  params: true,
+  scheduledFor: true,
+  attempt: true,
+  error: true,
+  failedStepIndex: true,
+  createdAt: true,
+  startedAt: true,
+  completedAt: true,
+} as const satisfies Prisma.ExecutionSelect;
+
+export type ExecutionSummary = Prisma.ExecutionGetPayload<{ select: typeof EXECUTION_SUMMARY }>;
+
+/** The execution without its extracted data, if it belongs to the organization. */
 export interface NewExecution {
   botId: string;
   organizationId: string;
@@ -80,6 +103,14 @@ export async function findExecution(db: Db, organizationId: string, executionId:
   return db.execution.findFirst({ where: { id: executionId, organizationId } });
 }
 
+export async function findExecutionSummary(
+  db: Db,
+  organizationId: string,
+  executionId: string,
+): Promise<ExecutionSummary | null> {
+  return db.execution.findFirst({ where: { id: executionId, organizationId }, select: EXECUTION_SUMMARY });
+}
+
 /** The execution created for this idempotency key within the window, if any. */
 export async function findByIdempotencyKey(db: Db, organizationId: string, key: string, since: Date) {
   return db.execution.findFirst({
@@ -88,9 +119,11 @@ export async function findByIdempotencyKey(db: Db, organizationId: string, key: 
   });
 }
 
+/** A page of the bot's executions, newest first, without their extracted data. */
 export async function listExecutions(db: Db, botId: string, page: { limit: number; cursor?: KeysetCursor }) {
   const rows = await db.execution.findMany({
     where: { botId, ...afterCursor(page.cursor) },
+    select: EXECUTION_SUMMARY,
     orderBy: NEWEST_FIRST,
     take: page.limit + 1,
   });
