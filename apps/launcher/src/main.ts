@@ -69,7 +69,8 @@ async function main(): Promise<void> {
   }
 
   if (roles.has('scheduler')) {
-    shutdown.registerRole(await schedulerRole.start(common));
+    const scheduler = await schedulerRole.start({ ...common, executionRetentionDays: env.EXECUTION_RETENTION_DAYS });
+    shutdown.registerRole(scheduler);
   }
 
   if (roles.has('api')) {

@@ -2,6 +2,7 @@ import { defineRole, settlesWithin, startPeriodic, type Logger } from '@botfleet
 import type { PrismaClient } from '@botfleet/db';
 import { consume, createQueues, closeRedis, createRedisConnection, scheduleTick, stopWorker } from '@botfleet/queue';
 import { reconcileSchedules } from './reconcile';
+import { deleteExpiredExecutionsPass } from './retention';
 import { createTickProcessor } from './tick.processor';
 
 export interface SchedulerOptions {
@@ -15,6 +16,20 @@ export interface SchedulerOptions {
   concurrency?: number;
   /** How long start-up waits for the first reconcile pass, and stop() for ticks in flight (default 10 s). */
   closeTimeoutMs?: number;
+  /**
+   * EXECUTION_RETENTION_DAYS: executions that finished longer ago than this many days are deleted
+   * with their output, logs, screenshots and deliveries. Unset keeps everything.
+   */
+  executionRetentionDays?: number;
+  /** How often the retention pass runs (default 10 min; the first pass runs at start). */
+  retentionIntervalMs?: number;
+  /** Executions deleted per statement (default 500). */
+  retentionBatchSize?: number;
+  /**
+   * Delete only this organization's executions. Tests share one database: unscoped, one test's
+   * retention would delete another file's rows.
+   */
+  retentionOrganizationId?: string;
 }
 
 /**
@@ -63,16 +78,32 @@ async function startSchedulerRole(options: SchedulerOptions) {
       if (result.armed + result.disarmed + result.failed > 0) logger.info(result, 'schedules reconciled');
     },
   );
+  // Every scheduler process may run it: each batch takes only rows no other process holds.
+  const retention =
+    options.executionRetentionDays === undefined
+      ? null
+      : startRetention(options.db, logger, {
+          retentionDays: options.executionRetentionDays,
+          intervalMs: options.retentionIntervalMs ?? 600_000,
+          batchSize: options.retentionBatchSize,
+          organizationId: options.retentionOrganizationId,
+        });
+
   // Start-up waits for the first pass so schedules are armed when this resolves, but not for
   // ever: with Redis down the pass keeps trying in the background and start-up goes on.
   if (!(await settlesWithin(reconciler.runNow(), closeTimeoutMs))) {
     logger.warn('first schedule reconcile pass is still running; continuing start-up');
   }
-  logger.info({ queuePrefix: options.queuePrefix, reconcileIntervalMs }, 'scheduler started');
+  logger.info(
+    { queuePrefix: options.queuePrefix, reconcileIntervalMs, executionRetentionDays: options.executionRetentionDays },
+    'scheduler started',
+  );
 
   return {
     /** Runs one reconcile pass now, or joins the one in flight (tests use it instead of waiting for the timer). */
     reconcileNow: reconciler.runNow,
+    /** Runs one retention pass now, or joins the one in flight; resolves at once when retention is off. */
+    deleteExpiredNow: (): Promise<void> => retention?.runNow() ?? Promise.resolve(),
     async stop() {
       // Stop taking ticks, give those in flight until the deadline, then force-close. A tick cut
       // off here keeps its lock until it expires; then another process (or a restart) redoes
@@ -81,6 +112,8 @@ async function startSchedulerRole(options: SchedulerOptions) {
       const [drained] = await Promise.all([
         stopWorker(worker, closeTimeoutMs),
         settlesWithin(reconciler.stop(), closeTimeoutMs),
+        // Aborting ends the pass after its current batch, which is one short statement.
+        settlesWithin(retention?.stop() ?? Promise.resolve(), closeTimeoutMs),
       ]);
       if (!drained) logger.warn({ closeTimeoutMs }, 'schedule ticks did not finish in time; closing anyway');
       await settlesWithin(queues.close(), closeTimeoutMs);
@@ -88,4 +121,17 @@ async function startSchedulerRole(options: SchedulerOptions) {
       logger.info('scheduler stopped');
     },
   };
+}
+
+function startRetention(
+  db: PrismaClient,
+  logger: Logger,
+  options: { retentionDays: number; intervalMs: number; batchSize?: number; organizationId?: string },
+) {
+  const { retentionDays, intervalMs, batchSize, organizationId } = options;
+  // Not awaited by start-up: a first pass over a large backlog may take a while.
+  return startPeriodic({ name: 'execution retention pass', intervalMs, runAtStart: true, logger }, async (signal) => {
+    const deleted = await deleteExpiredExecutionsPass(db, { retentionDays, batchSize, organizationId, signal });
+    if (deleted > 0) logger.info({ deleted, retentionDays }, 'expired executions deleted');
+  });
 }

@@ -18,6 +18,15 @@ describe('parseEnv', () => {
     });
   });
 
+  it('keeps every execution unless EXECUTION_RETENTION_DAYS is a positive number of days', () => {
+    expect(parseEnv({}).EXECUTION_RETENTION_DAYS).toBeUndefined();
+    expect(parseEnv({ EXECUTION_RETENTION_DAYS: '' }).EXECUTION_RETENTION_DAYS).toBeUndefined();
+    expect(parseEnv({ EXECUTION_RETENTION_DAYS: '30' }).EXECUTION_RETENTION_DAYS).toBe(30);
+    for (const bad of ['0', '-1', '1.5', '30d', '100000']) {
+      expect(() => parseEnv({ EXECUTION_RETENTION_DAYS: bad })).toThrow(/EXECUTION_RETENTION_DAYS:/);
+    }
+  });
+
   it('closes the private network in production unless told otherwise', () => {
     expect(parseEnv({ NODE_ENV: 'production' }).ALLOW_PRIVATE_NETWORK).toBe(false);
     expect(parseEnv({ NODE_ENV: 'production', ALLOW_PRIVATE_NETWORK: 'true' }).ALLOW_PRIVATE_NETWORK).toBe(true);
@@ -51,6 +60,7 @@ describe('parseEnv', () => {
     ['WORKER_CONCURRENCY', '0'],
     ['REQUEST_TIMEOUT_SECONDS', '0'],
     ['EXECUTION_LOCK_SECONDS', '1'],
+    ['EXECUTION_RETENTION_DAYS', '0'],
   ])('names %s when its value is bad', (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(ConfigError);
     try {

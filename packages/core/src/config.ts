@@ -50,6 +50,13 @@ const EnvSchema = z.object({
   EXECUTION_LOCK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
   STALLED_CHECK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
   SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  // Unset keeps every execution. The cap keeps the cutoff a valid date.
+  EXECUTION_RETENTION_DAYS: z.coerce
+    .number({ message: 'must be a whole number of days' })
+    .int('must be a whole number of days')
+    .min(1, 'must be at least 1 day (leave it unset to keep everything)')
+    .max(36_500)
+    .optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   SCREENSHOT_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
   QUEUE_PREFIX: z

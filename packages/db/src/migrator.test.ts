@@ -4,12 +4,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { waitUntil } from '@botfleet/testkit';
 import { Client } from 'pg';
+import { readMigrationFiles, type MigrationFile } from './migration-files';
 import { findMigrationsDir } from './migrations-dir';
 import { migrate, PRISMA_MIGRATION_LOCK_KEY, type MigrationLogger } from './migrator';
 import { createTestDatabase, type TestDatabase } from './testing';
 
 const migrationsDir = findMigrationsDir(__dirname);
 const INIT = '20261121000000_init';
+// Every migration in the repository, in the order they apply; the first is INIT.
+let migrations: MigrationFile[];
+const names = () => migrations.map((m) => m.name);
+
+beforeAll(async () => {
+  migrations = await readMigrationFiles(migrationsDir);
+});
 
 // A fresh database per test: these tests are about what happens from an exact starting state.
 let db: TestDatabase;
@@ -47,12 +55,15 @@ function recordingLogger(): MigrationLogger & { infos: string[]; warnings: strin
 
 test('applies every migration to an empty database and records it as Prisma does', async () => {
   const logger = recordingLogger();
-  expect(await migrate(db.url, { migrationsDir, logger })).toEqual([INIT]);
-  expect(logger.infos).toEqual([`Applied migration ${INIT}`]);
+  expect(names()[0]).toBe(INIT);
+  expect(await migrate(db.url, { migrationsDir, logger })).toEqual(names());
+  expect(logger.infos).toEqual(names().map((name) => `Applied migration ${name}`));
 
   const script = await readFile(path.join(migrationsDir, INIT, 'migration.sql'));
   const [row, ...others] = await migrationRows();
-  expect(others).toEqual([]);
+  expect(others.map((r) => [r.migration_name, r.checksum])).toEqual(
+    migrations.slice(1).map((m) => [m.name, m.checksum]),
+  );
   expect(row).toMatchObject({
     migration_name: INIT,
     checksum: createHash('sha256').update(script).digest('hex'),
@@ -119,7 +130,7 @@ test('running again applies nothing', async () => {
   expect(await migrate(db.url, { migrationsDir, logger })).toEqual([]);
   expect(logger.infos).toEqual([]);
   expect(logger.warnings).toEqual([]);
-  expect(await migrationRows()).toHaveLength(1);
+  expect(await migrationRows()).toHaveLength(migrations.length);
 });
 
 test('two concurrent runs both succeed and the migration is applied once', async () => {
@@ -143,8 +154,8 @@ test('two concurrent runs both succeed and the migration is applied once', async
     await holder.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATION_LOCK_KEY]);
 
     const results = await runs;
-    expect(results.flat()).toEqual([INIT]);
-    expect(await migrationRows()).toHaveLength(1);
+    expect(results.flat().sort()).toEqual(names());
+    expect(await migrationRows()).toHaveLength(migrations.length);
   } finally {
     await holder.end();
   }

@@ -12,3 +12,4 @@ export * from './schedules';
 export * from './scripts';
 export * from './execution-results';
 export * from './health';
+export * from './execution-retention';

@@ -1,0 +1,33 @@
+import { deleteExpiredExecutions, RETENTION_BATCH_SIZE, type Db } from '@botfleet/db';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface RetentionPassOptions {
+  /** EXECUTION_RETENTION_DAYS: runs that finished longer ago than this are deleted. */
+  retentionDays: number;
+  /** Executions per delete statement (default RETENTION_BATCH_SIZE). */
+  batchSize?: number;
+  /** Only this organization's executions (tests share one database). */
+  organizationId?: string;
+  /** Aborted on stop: the pass ends after the batch in flight. */
+  signal: AbortSignal;
+  now?: Date;
+}
+
+/**
+ * Deletes expired executions one batch (one short statement) at a time until a batch comes back
+ * short, and returns how many it deleted. A short batch can also mean another process holds the
+ * rest (SKIP LOCKED): that process deletes them, or the next pass does.
+ */
+export async function deleteExpiredExecutionsPass(db: Db, options: RetentionPassOptions): Promise<number> {
+  const batchSize = options.batchSize ?? RETENTION_BATCH_SIZE;
+  // One cutoff for the whole pass, so a backlog drains to a fixed point instead of chasing the clock.
+  const before = new Date((options.now ?? new Date()).getTime() - options.retentionDays * DAY_MS);
+  let total = 0;
+  while (!options.signal.aborted) {
+    const deleted = await deleteExpiredExecutions(db, { before, batchSize, organizationId: options.organizationId });
+    total += deleted;
+    if (deleted < batchSize) break;
+  }
+  return total;
+}

@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Execution_completedAt_idx" ON "Execution"("completedAt");
