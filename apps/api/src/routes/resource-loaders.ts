@@ -11,7 +11,7 @@ import {
   type ExecutionSummary,
   type Script,
 } from '@botfleet/db';
-import type { ResourceLoader } from '../http/route';
+import type { LoaderInput, ResourceLoader } from '../http/route';
 
 /*
  * The resources a path names, as the caller may see them. Each answers the same 404 whether the
@@ -19,49 +19,39 @@ import type { ResourceLoader } from '../http/route';
  * them in `load` (e.g. `load: { bot: botOfCaller }`) and receives them typed in its handler.
  */
 
+/** A loader from a lookup scoped to the caller's organization, which answers null for a 404. */
+function loaderOf<P, T>(what: string, find: (input: LoaderInput<P>) => Promise<T | null>): ResourceLoader<P, T> {
+  return async (input) => {
+    const found = await find(input);
+    if (!found) throw notFound(what);
+    return found;
+  };
+}
+
+type BotPath = { botId: string };
+type ExecutionPath = { executionId: string };
+
 /** The bot of `:botId`. */
-export const botOfCaller: ResourceLoader<{ botId: string }, Bot> = async ({ db, auth, params }) => {
-  const bot = await findBot(db, auth.organizationId, params.botId);
-  if (!bot) throw notFound('Bot');
-  return bot;
-};
+export const botOfCaller = loaderOf<BotPath, Bot>('Bot', ({ db, auth, params }) =>
+  findBot(db, auth.organizationId, params.botId),
+);
 
 /** The bot of `:botId` as a trigger needs it (status and declared parameters), in one query. */
-export const botToTrigger: ResourceLoader<{ botId: string }, BotForTrigger> = async ({ db, auth, params }) => {
-  const bot = await findBotForTrigger(db, auth.organizationId, params.botId);
-  if (!bot) throw notFound('Bot');
-  return bot;
-};
+export const botToTrigger = loaderOf<BotPath, BotForTrigger>('Bot', ({ db, auth, params }) =>
+  findBotForTrigger(db, auth.organizationId, params.botId),
+);
 
 /** The script `:scriptId` of the bot `:botId`; load the bot first so its 404 speaks first. */
-export const scriptOfCaller: ResourceLoader<{ botId: string; scriptId: string }, Script> = async ({
-  db,
-  auth,
-  params,
-}) => {
-  const script = await findScript(db, auth.organizationId, params.botId, params.scriptId);
-  if (!script) throw notFound('Script');
-  return script;
-};
+export const scriptOfCaller = loaderOf<BotPath & { scriptId: string }, Script>('Script', ({ db, auth, params }) =>
+  findScript(db, auth.organizationId, params.botId, params.scriptId),
+);
 
 /** The execution of `:executionId`, without its extracted data (the routes that show it load it). */
-export const executionOfCaller: ResourceLoader<{ executionId: string }, ExecutionSummary> = async ({
-  db,
-  auth,
-  params,
-}) => {
-  const execution = await findExecutionSummary(db, auth.organizationId, params.executionId);
-  if (!execution) throw notFound('Execution');
-  return execution;
-};
+export const executionOfCaller = loaderOf<ExecutionPath, ExecutionSummary>('Execution', ({ db, auth, params }) =>
+  findExecutionSummary(db, auth.organizationId, params.executionId),
+);
 
 /** The execution of `:executionId` with its extracted data. */
-export const executionWithDataOfCaller: ResourceLoader<{ executionId: string }, Execution> = async ({
-  db,
-  auth,
-  params,
-}) => {
-  const execution = await findExecution(db, auth.organizationId, params.executionId);
-  if (!execution) throw notFound('Execution');
-  return execution;
-};
+export const executionWithDataOfCaller = loaderOf<ExecutionPath, Execution>('Execution', ({ db, auth, params }) =>
+  findExecution(db, auth.organizationId, params.executionId),
+);
