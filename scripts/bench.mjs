@@ -1,18 +1,25 @@
 // `npm run bench`: end-to-end throughput and latency of the execution path (HTTP trigger ->
 // queue -> worker -> database) against a bare Playwright loop doing the same page work (and,
 // between the two, the worker's run function alone, without queue or database), plus API and
-// webhook load figures. The last line printed is one JSON object, so runs can be compared.
+// webhook load figures, each against its physical limit measured in the same run (a bare
+// node:http + pg server for the API, a bare claim/POST/record loop for webhooks), plus list
+// latency at 1k vs 1M executions and the worker's RSS after 100 vs 1,000 runs. The last line
+// printed is one JSON object, so runs can be compared.
+//
+// `npm run bench -- --quick`: 12 runs per side in 1 round, 2 s API windows, 100 webhooks, 100,000
+// executions instead of 1,000,000, RSS after 20 and 200 runs of a goto-only bot (about two minutes).
 //
 // Environment (all optional):
-//   BENCH_EXECUTIONS   runs measured on each side: e2e, runner-only and bare (default 60)
+//   BENCH_EXECUTIONS   runs measured on each side: e2e, runner-only and bare (default 60; --quick 12)
 //   BENCH_CONCURRENCY  worker concurrency and bare-loop concurrency (default WORKER_CONCURRENCY or 2)
 //   BENCH_ROUNDS       interleave bare / runner-only / e2e in this many rounds of N/rounds runs
-//                      each (default 3), so outside load on a shared machine hits every side alike;
+//                      each (default 3; --quick 1), so outside load on a shared machine hits every side alike;
 //                      throughput is runs over summed windows (1 round: N / (last end - first start))
-//   BENCH_WEBHOOKS     webhook deliveries for the webhook bench (default 300)
-//   BENCH_API_SECONDS  duration of each autocannon run, POST and GET (default 5)
+//   BENCH_WEBHOOKS     webhook deliveries for the webhook bench, and again for each of the role
+//                      drain and the bare loop (default 300; --quick 100)
+//   BENCH_API_SECONDS  duration of each autocannon run, POST and GET, botfleet and bare (default 5; --quick 2)
 //   BENCH_API_CONNECTIONS  autocannon connections (default 10)
-//   BENCH_WARMUP       unmeasured runs per worker slot on each side before measuring (default 2)
+//   BENCH_WARMUP       unmeasured runs per worker slot on each side before measuring (default 2; --quick 1)
 //   DELIVERY_CONCURRENCY  delivery role concurrency in the webhook bench (default 16)
 //   BENCH_DATABASE_URL the bench database (default postgresql://postgres@127.0.0.1:5432/botfleet_bench);
 //                      created and migrated by the bench, never the one `npm start` or `npm test` uses

@@ -20,9 +20,10 @@ interface AutocannonJson {
 }
 
 /**
- * One autocannon run against the in-process API. autocannon runs as a child process: in this
- * process its load generation would share the API's event loop and the figures would measure
- * both together. (On 2 cores the two still share the CPU; the load average is printed for that.)
+ * One autocannon run (api-limit.ts runs them against botfleet's API and the bare server).
+ * autocannon runs as a child process: in this process its load generation would share the
+ * in-process API's event loop, and its CPU would be counted as the API's. (On 2 cores the two
+ * still share the CPU; the load average is printed for that.)
  */
 export function runAutocannon(options: {
   url: string;
@@ -71,33 +72,4 @@ export function runAutocannon(options: {
       }
     });
   });
-}
-
-/**
- * Trigger and read throughput of the HTTP API alone. The worker must already be stopped, so a
- * trigger costs what the API does (row insert + enqueue) and no run competes for the CPU.
- */
-export async function runApiLoad(options: {
-  baseUrl: string;
-  authHeader: string;
-  botId: string;
-  executionId: string;
-  seconds: number;
-  connections: number;
-}): Promise<{ trigger: LoadResult; get: LoadResult }> {
-  const common = { seconds: options.seconds, connections: options.connections };
-  const trigger = await runAutocannon({
-    ...common,
-    url: `${options.baseUrl}/bots/${options.botId}/executions`,
-    method: 'POST',
-    headers: { authorization: options.authHeader, 'content-type': 'application/json' },
-    body: '{}',
-  });
-  const get = await runAutocannon({
-    ...common,
-    url: `${options.baseUrl}/executions/${options.executionId}`,
-    method: 'GET',
-    headers: { authorization: options.authHeader },
-  });
-  return { trigger, get };
 }

@@ -18,6 +18,14 @@ export interface BenchConfig {
   apiSeconds: number;
   /** autocannon connections for the API load. */
   apiConnections: number;
+  /** `--quick`: smaller defaults everywhere, so a whole run stays under two minutes. */
+  quick: boolean;
+  /** Executions seeded for the small and the large organization of the list-latency figure. */
+  listSmallRows: number;
+  listLargeRows: number;
+  /** Worker runs (warm-up and measured runs included) after which its RSS is read. */
+  rssLowRuns: number;
+  rssHighRuns: number;
 }
 
 /** Databases that belong to `npm start` and `npm test`: the bench writes and deletes rows, so never these. */
@@ -32,7 +40,13 @@ function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
-export function loadBenchConfig(): BenchConfig {
+export function loadBenchConfig(argv: readonly string[] = process.argv.slice(2)): BenchConfig {
+  const unknown = argv.filter((arg) => arg !== '--quick');
+  if (unknown.length > 0) throw new Error(`unknown bench argument(s): ${unknown.join(' ')} (only --quick)`);
+  const quick = argv.includes('--quick');
+  // Quick defaults: one round of a few runs, short API windows, 100k rows instead of 1M. A
+  // BENCH_* variable still wins over either default.
+  const pick = (full: number, short: number) => (quick ? short : full);
   const databaseUrl = process.env.DATABASE_URL;
   const queuePrefix = process.env.QUEUE_PREFIX;
   if (!databaseUrl || !queuePrefix)
@@ -47,16 +61,21 @@ export function loadBenchConfig(): BenchConfig {
     queuePrefix,
     chromiumPath: process.env.CHROMIUM_PATH,
     logLevel: process.env.LOG_LEVEL ?? 'silent',
-    executions: positiveInt('BENCH_EXECUTIONS', 60),
+    executions: positiveInt('BENCH_EXECUTIONS', pick(60, 12)),
     // The deployment default (WORKER_CONCURRENCY, 2): what a fresh install actually runs with.
     concurrency: positiveInt('BENCH_CONCURRENCY', positiveInt('WORKER_CONCURRENCY', 2)),
     // Interleaved by default: on a shared machine the load average was seen to go from 2 to 9
     // within one run, which made a single bare-then-e2e sequence compare two different machines.
-    rounds: positiveInt('BENCH_ROUNDS', 3),
-    warmupRuns: positiveInt('BENCH_WARMUP', 2),
-    webhooks: positiveInt('BENCH_WEBHOOKS', 300),
+    rounds: positiveInt('BENCH_ROUNDS', pick(3, 1)),
+    warmupRuns: positiveInt('BENCH_WARMUP', pick(2, 1)),
+    webhooks: positiveInt('BENCH_WEBHOOKS', pick(300, 100)),
     webhookConcurrency: positiveInt('DELIVERY_CONCURRENCY', 16),
-    apiSeconds: positiveInt('BENCH_API_SECONDS', 5),
+    apiSeconds: positiveInt('BENCH_API_SECONDS', pick(5, 2)),
     apiConnections: positiveInt('BENCH_API_CONNECTIONS', 10),
+    quick,
+    listSmallRows: 1_000,
+    listLargeRows: pick(1_000_000, 100_000),
+    rssLowRuns: pick(100, 20),
+    rssHighRuns: pick(1_000, 200),
   };
 }

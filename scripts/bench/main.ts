@@ -17,7 +17,7 @@ import { createBrowserHost, resolveChromiumPath } from '@botfleet/runner';
 import { startWorker } from '@botfleet/worker';
 import { randomBytes } from 'node:crypto';
 import { createBenchApiClient } from './api-client';
-import { runApiLoad } from './api-load';
+import { runApiLimit, startBareApiServer } from './api-limit';
 import { runBareLoop, type BareLoopResult } from './bare-loop';
 import { createCompletionTracker } from './completion-tracker';
 import { loadBenchConfig } from './config';
@@ -26,9 +26,11 @@ import { runRounds } from './rounds';
 import { runRunnerLoop, type RunnerLoopResult } from './runner-loop';
 import { BOT_STEPS, startFixtureSite } from './fixture-site';
 import { formatTable, summarize } from './report';
+import { measureListLatency } from './list-latency';
 import { loadAverage1m } from './stats';
 import { benchWebhooks } from './webhooks-bench';
 import { profileWorkerRuns } from './worker-profile';
+import { measureWorkerRss } from './worker-rss';
 
 const say = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -59,8 +61,9 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel });
   const cleanup = createCleanup();
   const loadAverage: Record<string, number> = { start: loadAverage1m() };
+  const benchStarted = performance.now();
   say(
-    `${config.executions} runs per side in ${config.rounds} round(s), concurrency ${config.concurrency}, webhooks ${config.webhooks}, API ${config.apiSeconds} s; load average ${loadAverage.start}`,
+    `${config.quick ? '--quick: ' : ''}${config.executions} runs per side in ${config.rounds} round(s), concurrency ${config.concurrency}, webhooks ${config.webhooks}, API ${config.apiSeconds} s; load average ${loadAverage.start}`,
   );
 
   try {
@@ -163,33 +166,78 @@ async function main(): Promise<void> {
     });
     const workerProfile = await profileWorkerRuns(benchDb, measured.e2e.executionIds);
     const completionPolls = tracker.polls;
+
+    loadAverage.rss = loadAverage1m();
+    say(`worker RSS: after ${config.rssLowRuns} and ${config.rssHighRuns} runs (load average ${loadAverage.rss})`);
+    // --quick: a bot that only opens the same page (no steps), so 200 runs fit in two minutes.
+    const rssBotId = config.quick
+      ? await client.createBot({ name: 'bench rss (goto only)', targetUrl: site.url, steps: [] })
+      : botId;
+    const workerRss = await measureWorkerRss({
+      api: client,
+      tracker,
+      botId: rssBotId,
+      bot: config.quick ? 'goto-only' : 'catalogue',
+      runsSoFar: warm.runs + measured.e2e.runs,
+      lowRuns: config.rssLowRuns,
+      highRuns: config.rssHighRuns,
+      maxInFlight,
+    });
     await cleanup.now('completion tracker');
     await cleanup.now('bare browser');
 
     // Stopped first, so a trigger only inserts and enqueues, and no run competes for the CPU.
     await cleanup.now('worker');
+    // The bare server: the same database and organization, a queue prefix of its own.
+    const bareApi = await startBareApiServer({
+      databaseUrl: config.databaseUrl,
+      redisUrl: config.redisUrl,
+      queuePrefix: `${config.queuePrefix}-bare`,
+      organizationId: org.id,
+    });
+    cleanup.add('bare API server', () => bareApi.stop());
     loadAverage.api = loadAverage1m();
-    say(`API load: ${config.apiSeconds} s each of POST and GET (load average ${loadAverage.api})`);
-    const apiLoad = await runApiLoad({
-      baseUrl: client.baseUrl,
+    say(
+      `API load: ${config.apiSeconds} s each of GET and POST, botfleet and bare server (load average ${loadAverage.api})`,
+    );
+    const apiLimit = await runApiLimit({
+      botfleetBaseUrl: client.baseUrl,
       authHeader: client.authHeader,
       botId,
       executionId: warm.executionIds[0]!,
+      bare: bareApi,
       seconds: config.apiSeconds,
       connections: config.apiConnections,
     });
+    await cleanup.now('bare API server');
     await queues.get(executionRun.queue).obliterate({ force: true });
 
     loadAverage.webhooks = loadAverage1m();
     say(`webhooks: ${config.webhooks} deliveries (load average ${loadAverage.webhooks})`);
     const webhooks = await benchWebhooks({
       db,
+      databaseUrl: config.databaseUrl,
       redisUrl: config.redisUrl,
       queuePrefix: config.queuePrefix,
       secretBox,
       organizationId: org.id,
       count: config.webhooks,
       concurrency: config.webhookConcurrency,
+    });
+
+    // Last: seeding a million rows wakes autovacuum, which should not land on another figure.
+    loadAverage.list = loadAverage1m();
+    say(
+      `list latency: seeding ${config.listSmallRows} and ${config.listLargeRows} executions${config.quick ? ' (--quick: 100,000, not 1,000,000)' : ''} (load average ${loadAverage.list})`,
+    );
+    const list = await measureListLatency({
+      db: benchDb,
+      databaseUrl: config.databaseUrl,
+      baseUrl: client.baseUrl,
+      smallRows: config.listSmallRows,
+      largeRows: config.listLargeRows,
+      requests: config.quick ? 50 : 200,
+      cleanup: (name, run) => cleanup.add(name, run),
     });
     loadAverage.end = loadAverage1m();
 
@@ -200,12 +248,16 @@ async function main(): Promise<void> {
       rounds: config.rounds,
       completionPolls,
       worker: workerProfile,
-      api: { ...apiLoad, seconds: config.apiSeconds, connections: config.apiConnections },
-      webhooks: { ...webhooks, count: config.webhooks },
+      api: { ...apiLimit, seconds: config.apiSeconds, connections: config.apiConnections },
+      webhooks: { ...webhooks, count: config.webhooks, concurrency: config.webhookConcurrency },
+      list,
+      workerRss,
+      quick: config.quick,
       loadAverage,
     };
     const summary = summarize(figures);
     process.stdout.write(`\n${formatTable(figures, summary)}\n\n`);
+    say(`measured in ${Math.round((performance.now() - benchStarted) / 1000)} s; cleaning up`);
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {
     await cleanup.runAll();

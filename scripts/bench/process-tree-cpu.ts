@@ -80,3 +80,14 @@ export function startCpuMeter(): () => CpuUse {
 export function addCpu(a: CpuUse, b: CpuUse): CpuUse {
   return { nodeMs: a.nodeMs + b.nodeMs, chromiumMs: a.chromiumMs + b.chromiumMs };
 }
+
+/** CPU ms used so far by one process (user + system, plus children it reaped); NaN if unreadable. */
+export function processCpuMs(pid: number): number {
+  return readStat(pid)?.cpuMs ?? Number.NaN;
+}
+
+/** CPU ms this process used since `since` (a process.cpuUsage() reading). */
+export function ownCpuMsSince(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}

@@ -1,9 +1,11 @@
-import type { LoadResult } from './api-load';
+import type { ApiLimitResult, ServerLoad } from './api-limit';
+import type { ListLatencyResult } from './list-latency';
 import type { CpuUse } from './process-tree-cpu';
 import type { Measurements } from './rounds';
 import { distribution, mean, round1, round2, round3, throughput, type Distribution } from './stats';
-import type { WebhooksBenchResult } from './webhooks-bench';
+import type { DeliveryDrain, WebhooksBenchResult } from './webhooks-bench';
 import type { WorkerProfile } from './worker-profile';
+import type { WorkerRssResult } from './worker-rss';
 
 export interface BenchFigures extends Measurements {
   executions: number;
@@ -12,8 +14,12 @@ export interface BenchFigures extends Measurements {
   /** Queries the bench made to notice completions (warm-up included); their CPU counts as e2e. */
   completionPolls: number;
   worker: WorkerProfile;
-  api: { trigger: LoadResult; get: LoadResult; seconds: number; connections: number };
-  webhooks: WebhooksBenchResult & { count: number };
+  /** botfleet's API and the bare node:http + pg server under the same autocannon settings. */
+  api: ApiLimitResult & { seconds: number; connections: number };
+  webhooks: WebhooksBenchResult & { count: number; concurrency: number };
+  list: ListLatencyResult;
+  workerRss: WorkerRssResult;
+  quick: boolean;
   /** 1-minute load average when each phase started, and at the end. */
   loadAverage: Record<string, number>;
 }
@@ -45,6 +51,43 @@ export interface BenchSummary {
   /** Claimed -> completed of one execution, against one bare run. */
   e2eRunP50Ms: number;
   bareRunP50Ms: number;
+  /** botfleet's API over the bare node:http + pg server (requests/s), same autocannon settings. */
+  apiGetRatio: number;
+  apiTriggerRatio: number;
+  apiGetBareRps: number;
+  apiTriggerBareRps: number;
+  apiGetP50Ms: number;
+  apiGetBareP50Ms: number;
+  apiGetBareP99Ms: number;
+  apiTriggerP50Ms: number;
+  apiTriggerBareP50Ms: number;
+  apiTriggerBareP99Ms: number;
+  /** Server CPU ms per request: botfleet's API (this process) and the bare server (its child). */
+  apiGetCpuMsPerRequest: number;
+  apiGetBareCpuMsPerRequest: number;
+  apiTriggerCpuMsPerRequest: number;
+  apiTriggerBareCpuMsPerRequest: number;
+  /** Pending deliveries drained per second: the delivery role over the bare loop. */
+  webhookRatio: number;
+  webhookRoleRps: number;
+  webhookBareRps: number;
+  webhookCpuMsPerDelivery: number;
+  webhookBareCpuMsPerDelivery: number;
+  /** p50 ms of the newest page of a bot's executions with 1k rows and with listLargeRows rows. */
+  listLatencyAt1k: number;
+  listLatencyAt1M: number;
+  /** At1M / At1k: 1 means the page does not slow down with the table. */
+  listLatencyRatio: number;
+  /** 1,000,000, or 100,000 in --quick (listLatencyAt1M is then measured at 100k rows). */
+  listLargeRows: number;
+  /** Worker process RSS after workerRssRuns[0] and workerRssRuns[1] runs (100 / 1,000; --quick 20 / 200). */
+  workerRssAt100Mb: number;
+  workerRssAt1000Mb: number;
+  workerRssRatio: number;
+  workerRssRuns: [number, number];
+  /** catalogue (the full run) or goto-only (--quick). */
+  workerRssBot: string;
+  quick: boolean;
   executions: number;
   concurrency: number;
   rounds: number;
@@ -68,7 +111,12 @@ function busyShare(f: BenchFigures): number {
 const cpuLine = (side: { runs: number; cpu: CpuUse }) =>
   `${round1(cpuPerRun(side))}  (node ${round1(side.cpu.nodeMs / side.runs)} + chromium ${round1(side.cpu.chromiumMs / side.runs)})`;
 
+const ratio = (a: number, b: number) => round3(b > 0 ? a / b : 0);
+const drainRps = (d: DeliveryDrain) => (d.windowMs > 0 ? d.deliveries / (d.windowMs / 1000) : 0);
+const perDelivery = (d: DeliveryDrain) => (d.deliveries > 0 ? d.cpuMs / d.deliveries : 0);
+
 export function summarize(f: BenchFigures): BenchSummary {
+  const api = f.api.botfleet;
   const bareThroughput = throughput(f.bare.runs, f.bare.windowMs);
   const runnerThroughput = throughput(f.runner.runs, f.runner.windowMs);
   const e2eThroughput = throughput(f.e2e.runs, f.e2e.windowMs);
@@ -79,10 +127,10 @@ export function summarize(f: BenchFigures): BenchSummary {
     ratio: round3(bareThroughput > 0 ? e2eThroughput / bareThroughput : 0),
     p50LatencyMs: round1(latency.p50),
     p95LatencyMs: round1(latency.p95),
-    apiTriggerRps: round1(f.api.trigger.rps),
-    apiTriggerP99Ms: round1(f.api.trigger.p99Ms),
-    apiGetRps: round1(f.api.get.rps),
-    apiGetP99Ms: round1(f.api.get.p99Ms),
+    apiTriggerRps: round1(api.trigger.rps),
+    apiTriggerP99Ms: round1(api.trigger.p99Ms),
+    apiGetRps: round1(api.get.rps),
+    apiGetP99Ms: round1(api.get.p99Ms),
     webhookRps: f.webhooks.webhookRps,
     webhookP50Ms: f.webhooks.webhookP50Ms,
     webhookP95Ms: f.webhooks.webhookP95Ms,
@@ -94,6 +142,35 @@ export function summarize(f: BenchFigures): BenchSummary {
     workerBusyShare: round3(busyShare(f)),
     e2eRunP50Ms: round1(distribution(f.e2e.breakdownMs.startedToCompleted).p50),
     bareRunP50Ms: round1(distribution(f.bare.runMs).p50),
+    apiGetRatio: ratio(api.get.rps, f.api.bare.get.rps),
+    apiTriggerRatio: ratio(api.trigger.rps, f.api.bare.trigger.rps),
+    apiGetBareRps: round1(f.api.bare.get.rps),
+    apiTriggerBareRps: round1(f.api.bare.trigger.rps),
+    apiGetP50Ms: round1(api.get.p50Ms),
+    apiGetBareP50Ms: round1(f.api.bare.get.p50Ms),
+    apiGetBareP99Ms: round1(f.api.bare.get.p99Ms),
+    apiTriggerP50Ms: round1(api.trigger.p50Ms),
+    apiTriggerBareP50Ms: round1(f.api.bare.trigger.p50Ms),
+    apiTriggerBareP99Ms: round1(f.api.bare.trigger.p99Ms),
+    apiGetCpuMsPerRequest: round3(api.get.cpuMsPerRequest),
+    apiGetBareCpuMsPerRequest: round3(f.api.bare.get.cpuMsPerRequest),
+    apiTriggerCpuMsPerRequest: round3(api.trigger.cpuMsPerRequest),
+    apiTriggerBareCpuMsPerRequest: round3(f.api.bare.trigger.cpuMsPerRequest),
+    webhookRatio: ratio(drainRps(f.webhooks.role), drainRps(f.webhooks.bare)),
+    webhookRoleRps: round1(drainRps(f.webhooks.role)),
+    webhookBareRps: round1(drainRps(f.webhooks.bare)),
+    webhookCpuMsPerDelivery: round2(perDelivery(f.webhooks.role)),
+    webhookBareCpuMsPerDelivery: round2(perDelivery(f.webhooks.bare)),
+    listLatencyAt1k: round2(f.list.small.p50),
+    listLatencyAt1M: round2(f.list.large.p50),
+    listLatencyRatio: ratio(f.list.large.p50, f.list.small.p50),
+    listLargeRows: f.list.largeRows,
+    workerRssAt100Mb: f.workerRss.low.rssMb,
+    workerRssAt1000Mb: f.workerRss.high.rssMb,
+    workerRssRatio: ratio(f.workerRss.high.rssMb, f.workerRss.low.rssMb),
+    workerRssRuns: [f.workerRss.low.runs, f.workerRss.high.runs],
+    workerRssBot: f.workerRss.bot,
+    quick: f.quick,
     executions: f.executions,
     concurrency: f.concurrency,
     rounds: f.rounds,
@@ -101,6 +178,12 @@ export function summarize(f: BenchFigures): BenchSummary {
     loadAverage: f.loadAverage,
   };
 }
+
+const serverLine = (l: ServerLoad) =>
+  `${round1(l.rps)} req/s  p50 ${round1(l.p50Ms)} ms  p99 ${round1(l.p99Ms)} ms  CPU ${round3(l.cpuMsPerRequest)} ms/req  (${l.errors} errors)`;
+
+const drainLine = (d: DeliveryDrain) =>
+  `${round1(drainRps(d))} deliveries/s  CPU ${round2(perDelivery(d))} ms/delivery  (${d.deliveries} in ${round1(d.windowMs)} ms)`;
 
 const dist = (values: number[]) => {
   const d: Distribution = distribution(values);
@@ -151,20 +234,41 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
     ],
     ['  worker rows per run', `${round1(f.worker.rowsPerRun)} (step outputs + log lines)`],
     ['', ''],
+    ['POST /bots/:id/executions', `botfleet ${serverLine(f.api.botfleet.trigger)}`],
+    ['', `bare     ${serverLine(f.api.bare.trigger)}`],
+    ['  ratio botfleet / bare', `${s.apiTriggerRatio} (apiTriggerRatio)`],
+    ['GET /executions/:id', `botfleet ${serverLine(f.api.botfleet.get)}`],
+    ['', `bare     ${serverLine(f.api.bare.get)}`],
+    ['  ratio botfleet / bare', `${s.apiGetRatio} (apiGetRatio)`],
     [
-      'POST /bots/:id/executions',
-      `${s.apiTriggerRps} req/s  p50 ${round1(f.api.trigger.p50Ms)} ms  p99 ${s.apiTriggerP99Ms} ms  (${f.api.trigger.errors} errors)`,
+      '  (autocannon)',
+      `${f.api.connections} connections, ${f.api.seconds} s per window, worker stopped; bare = node:http + pg Pool + BullMQ in a child process, no auth`,
+    ],
+    ['', ''],
+    [
+      'webhooks e2e',
+      `${s.webhookRps} deliveries/s  p50 ${s.webhookP50Ms} ms  p95 ${s.webhookP95Ms} ms  (${f.webhooks.count}, completion -> receipt)`,
+    ],
+    ['webhooks drain: role', drainLine(f.webhooks.role)],
+    ['                bare', drainLine(f.webhooks.bare)],
+    [
+      '  ratio role / bare',
+      `${s.webhookRatio} (webhookRatio; concurrency ${f.webhooks.concurrency}; CPU is this process's, receiver included)`,
+    ],
+    ['', ''],
+    [
+      'GET /bots/:id/executions',
+      `p50 ${s.listLatencyAt1k} ms at ${f.list.smallRows} rows, ${s.listLatencyAt1M} ms at ${f.list.largeRows} rows: ratio ${s.listLatencyRatio}`,
     ],
     [
-      'GET /executions/:id',
-      `${s.apiGetRps} req/s  p50 ${round1(f.api.get.p50Ms)} ms  p99 ${s.apiGetP99Ms} ms  (${f.api.get.errors} errors)`,
+      '  (limit=20)',
+      `${f.list.requests} requests each, alternating; p95 ${round1(f.list.small.p95)} / ${round1(f.list.large.p95)} ms; seeded in ${round1(f.list.seedSeconds)} s${f.quick ? '; --quick: 100,000 rows, not 1,000,000' : ''}`,
     ],
-    ['  (autocannon)', `${f.api.connections} connections, ${f.api.seconds} s each, worker stopped`],
     [
-      'webhooks',
-      `${s.webhookRps} deliveries/s  p50 ${s.webhookP50Ms} ms  p95 ${s.webhookP95Ms} ms  (${f.webhooks.count})`,
+      'worker RSS',
+      `${s.workerRssAt100Mb} MB after ${f.workerRss.low.runs} runs, ${s.workerRssAt1000Mb} MB after ${f.workerRss.high.runs}: ratio ${s.workerRssRatio} (heap ${f.workerRss.low.heapUsedMb} / ${f.workerRss.high.heapUsedMb} MB, after GC; ${f.workerRss.bot} bot; ${round1(f.workerRss.seconds)} s)`,
     ],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, v]) => (k === '' ? '' : `${k.padEnd(width)}  ${v}`)).join('\n');
+  return rows.map(([k, v]) => (k === '' && v === '' ? '' : `${k.padEnd(width)}  ${v}`)).join('\n');
 }

@@ -10,17 +10,32 @@ import { startDelivery } from '@botfleet/delivery';
 import { createQueues, createRedisConnection, webhookDeliver } from '@botfleet/queue';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { ownCpuMsSince } from './process-tree-cpu';
+import { sleep } from './stats';
+import { runBareWebhookLoop } from './webhook-limit';
 
 export interface WebhooksBenchOptions {
   db: PrismaClient;
+  /** For the bare loop and the drain's final check, which use raw pg connections of their own. */
+  databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
   secretBox: SecretBox;
   organizationId: string;
-  /** Executions completed (one delivery each). */
+  /** Executions completed (one delivery each), and deliveries in each limit phase. */
   count: number;
-  /** Delivery role concurrency. */
+  /** Delivery role concurrency, and the bare loop's. */
   concurrency: number;
+}
+
+/** Deliveries of already-pending rows, with the CPU this process used doing them. */
+export interface DeliveryDrain {
+  deliveries: number;
+  /** Start to the last delivery row marked succeeded. */
+  windowMs: number;
+  /** This process's CPU over the window: the delivery role (or the bare loop) and the receiver. */
+  cpuMs: number;
 }
 
 export interface WebhooksBenchResult {
@@ -29,33 +44,68 @@ export interface WebhooksBenchResult {
   /** Completion (the commit that creates the delivery) to receipt at the receiver. */
   webhookP50Ms: number;
   webhookP95Ms: number;
+  /** The delivery role draining `count` pending deliveries whose jobs are all enqueued at once. */
+  role: DeliveryDrain;
+  /** The bare loop (webhook-limit.ts) delivering `count` pending deliveries. */
+  bare: DeliveryDrain;
 }
 
 /** Completions are produced this many at a time, as several execution workers would. */
 const PRODUCERS = 8;
 
-/**
- * End to end on loopback: N executions complete (execution row + delivery row in one
- * transaction, then the job), the delivery role signs and POSTs each to a local receiver.
- * Leaves nothing behind: the bot (and with it its executions and deliveries) is deleted.
- */
-export async function benchWebhooks(options: WebhooksBenchOptions): Promise<WebhooksBenchResult> {
+/** A local endpoint that answers 204 and notes when each signed delivery first arrived. */
+async function startReceiver() {
   const receivedAt = new Map<string, number>();
-  let allReceived: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => {
-    allReceived = resolve;
-  });
-  const receiver = http.createServer((req, res) => {
+  const waiters: Array<{ ids: readonly string[]; resolve: () => void }> = [];
+  const settle = () => {
+    for (const waiter of waiters.splice(0)) {
+      if (waiter.ids.every((id) => receivedAt.has(id))) waiter.resolve();
+      else waiters.push(waiter);
+    }
+  };
+  const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       const id = String(req.headers['webhook-id'] ?? '');
       if (req.headers['webhook-signature'] && !receivedAt.has(id)) receivedAt.set(id, performance.now());
       res.writeHead(204).end();
-      if (receivedAt.size >= options.count) allReceived();
+      settle();
     });
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const { port } = receiver.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    receivedAt,
+    /** Resolves once every id has arrived, or after `timeoutMs` (the caller checks which). */
+    waitFor(ids: readonly string[], timeoutMs: number): Promise<void> {
+      return new Promise((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        waiters.push({
+          ids,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+        settle();
+      });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * End to end on loopback: N executions complete (execution row + delivery row in one
+ * transaction, then the job), the delivery role signs and POSTs each to a local receiver.
+ * Then the limit: N more pending deliveries drained by the role (all jobs enqueued at once,
+ * until every row is marked succeeded), then N more by the bare loop with the same concurrency
+ * after the role has stopped (its sweeper would otherwise race the bare loop for them).
+ * Leaves nothing behind: the bot (and with it its executions and deliveries) is deleted.
+ */
+export async function benchWebhooks(options: WebhooksBenchOptions): Promise<WebhooksBenchResult> {
+  const receiver = await startReceiver();
+  const timeoutMs = Math.max(30_000, options.count * 100);
+  const secret = `bench-${newId('sec')}`;
 
   const bot = await createBot(options.db, options.organizationId, {
     name: 'webhooks-bench',
@@ -65,15 +115,15 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
   });
   await saveManifest(options.db, bot.id, {
     capabilities: {},
-    webhook: { url: `http://127.0.0.1:${port}/hook`, auth: 'hmac' },
-    webhookSecretEnc: options.secretBox.encrypt(`bench-${newId('sec')}`),
+    webhook: { url: `http://127.0.0.1:${receiver.port}/hook`, auth: 'hmac' },
+    webhookSecretEnc: options.secretBox.encrypt(secret),
     webhookPasswordEnc: null,
     parameters: [],
   });
 
   const connection = createRedisConnection(options.redisUrl, 'worker');
   const queues = createQueues(connection, options.queuePrefix);
-  const role = await startDelivery({
+  let role: { stop(): Promise<void> } | null = await startDelivery({
     db: options.db,
     redisUrl: options.redisUrl,
     queuePrefix: options.queuePrefix,
@@ -85,48 +135,99 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
     retryDelaysMs: [1_000, 5_000],
     sweepOrganizationId: options.organizationId,
   });
+  const checker = new Client({ connectionString: options.databaseUrl });
+  await checker.connect();
 
-  const completedAt = new Map<string, number>();
-  let next = 0;
-  let firstCompletion = Number.POSITIVE_INFINITY;
   const data = { items: Array.from({ length: 20 }, (_, i) => ({ name: `item ${i}`, price: i * 1.5 })) };
-  async function produce(): Promise<void> {
-    while (next < options.count) {
-      next++;
-      const { deliveryId } = await createCompletedExecutionWithDelivery(options.db, {
-        botId: bot.id,
-        organizationId: options.organizationId,
-        extractedData: data,
-      });
-      if (!deliveryId) throw new Error('the bench bot has a webhook, so every completion has a delivery');
+  /** Completes `count` executions PRODUCERS at a time; `onCompleted` runs after each commit. */
+  async function complete(count: number, onCompleted?: (deliveryId: string) => Promise<void>): Promise<string[]> {
+    const ids: string[] = [];
+    let next = 0;
+    const produce = async () => {
+      while (next < count) {
+        next++;
+        const { deliveryId } = await createCompletedExecutionWithDelivery(options.db, {
+          botId: bot.id,
+          organizationId: options.organizationId,
+          extractedData: data,
+        });
+        if (!deliveryId) throw new Error('the bench bot has a webhook, so every completion has a delivery');
+        ids.push(deliveryId);
+        await onCompleted?.(deliveryId);
+      }
+    };
+    await Promise.all(Array.from({ length: PRODUCERS }, produce));
+    return ids;
+  }
+  async function expectReceived(ids: readonly string[]): Promise<void> {
+    await receiver.waitFor(ids, timeoutMs);
+    const missing = ids.filter((id) => !receiver.receivedAt.has(id)).length;
+    if (missing > 0) throw new Error(`only ${ids.length - missing} of ${ids.length} webhooks arrived`);
+  }
+
+  try {
+    const completedAt = new Map<string, number>();
+    let firstCompletion = Number.POSITIVE_INFINITY;
+    const e2eIds = await complete(options.count, async (deliveryId) => {
       const now = performance.now();
       firstCompletion = Math.min(firstCompletion, now);
       completedAt.set(deliveryId, now);
       await webhookDeliver.enqueue(queues, { deliveryId }, { attempt: 1 });
+    });
+    await expectReceived(e2eIds);
+    const latencies = [...completedAt].map(([id, at]) => receiver.receivedAt.get(id)! - at).sort((a, b) => a - b);
+    const lastReceipt = Math.max(...e2eIds.map((id) => receiver.receivedAt.get(id)!));
+
+    // The role's limit: pending rows, every job enqueued at once, until the last row is final.
+    const roleIds = await complete(options.count);
+    const roleCpu = process.cpuUsage();
+    const roleStarted = performance.now();
+    await Promise.all(roleIds.map((deliveryId) => webhookDeliver.enqueue(queues, { deliveryId }, { attempt: 1 })));
+    await expectReceived(roleIds);
+    // The attempt is recorded after the receiver answered; poll (only now, so it costs little).
+    for (;;) {
+      const { rows } = await checker.query<{ done: number }>(
+        `SELECT count(*)::int AS done FROM "WebhookDelivery" WHERE id = ANY($1) AND status = 'succeeded'`,
+        [roleIds],
+      );
+      if (rows[0]!.done === roleIds.length) break;
+      if (performance.now() - roleStarted > timeoutMs)
+        throw new Error('the delivery role did not record every attempt');
+      await sleep(10);
     }
-  }
+    const roleDrain: DeliveryDrain = {
+      deliveries: roleIds.length,
+      windowMs: performance.now() - roleStarted,
+      cpuMs: ownCpuMsSince(roleCpu),
+    };
+    await role.stop();
+    role = null;
 
-  try {
-    await Promise.all(Array.from({ length: PRODUCERS }, produce));
-    const deadline = setTimeout(allReceived, Math.max(30_000, options.count * 100));
-    await done;
-    clearTimeout(deadline);
-    if (receivedAt.size < options.count)
-      throw new Error(`only ${receivedAt.size} of ${options.count} webhooks arrived`);
+    const bareIds = await complete(options.count);
+    const bareCpu = process.cpuUsage();
+    const bare = await runBareWebhookLoop({
+      databaseUrl: options.databaseUrl,
+      deliveryIds: bareIds,
+      secret,
+      concurrency: options.concurrency,
+    });
+    const bareDrain: DeliveryDrain = { ...bare, cpuMs: ownCpuMsSince(bareCpu) };
+    await expectReceived(bareIds);
 
-    const latencies = [...completedAt].map(([id, at]) => receivedAt.get(id)! - at).sort((a, b) => a - b);
-    const lastReceipt = Math.max(...receivedAt.values());
     return {
       webhookRps: round(options.count / ((lastReceipt - firstCompletion) / 1000)),
       webhookP50Ms: round(percentile(latencies, 0.5)),
       webhookP95Ms: round(percentile(latencies, 0.95)),
+      role: roleDrain,
+      bare: bareDrain,
     };
   } finally {
-    await role.stop();
+    await role?.stop();
+    await checker.end();
     await queues.get(webhookDeliver.queue).obliterate({ force: true });
     await queues.close();
     await connection.quit();
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await receiver.close();
     await deleteBot(options.db, options.organizationId, bot.id);
   }
 }

@@ -1,0 +1,117 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { runAutocannon, type LoadResult } from './api-load';
+import type { BareServerReady } from './bare-api-server';
+import { ownCpuMsSince, processCpuMs } from './process-tree-cpu';
+
+/** One autocannon window with the CPU the server under load used during it. */
+export interface ServerLoad extends LoadResult {
+  /** Server CPU ms (user + system) over the window. */
+  cpuMs: number;
+  /** cpuMs / requests answered. */
+  cpuMsPerRequest: number;
+}
+
+export interface ApiLimitResult {
+  botfleet: { trigger: ServerLoad; get: ServerLoad };
+  bare: { trigger: ServerLoad; get: ServerLoad };
+}
+
+export interface BareApiServer {
+  readonly pid: number;
+  readonly baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Starts bare-api-server.ts in a child process (through tsx, as the bench itself runs). */
+export async function startBareApiServer(options: {
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  organizationId: string;
+}): Promise<BareApiServer> {
+  const child: ChildProcess = fork(join(__dirname, 'bare-api-server.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: options.redisUrl,
+      BARE_QUEUE_PREFIX: options.queuePrefix,
+      BARE_ORGANIZATION_ID: options.organizationId,
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message: BareServerReady) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`the bare API server exited with ${code} before listening`)));
+  });
+  return {
+    pid: child.pid!,
+    baseUrl: `http://127.0.0.1:${port}/api/v1`,
+    async stop() {
+      if (child.connected) child.disconnect();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function measured(load: () => Promise<LoadResult>, cpuMs: () => () => number): Promise<ServerLoad> {
+  const used = cpuMs();
+  const result = await load();
+  const cpu = used();
+  return { ...result, cpuMs: cpu, cpuMsPerRequest: result.total > 0 ? cpu / result.total : 0 };
+}
+
+/**
+ * The same autocannon settings against botfleet's API (in this process: the load generator runs
+ * in a child, so this process's CPU over the window is the API's) and against the bare server
+ * (a child: its CPU is read from /proc). Back to back per route, botfleet first for GET and bare
+ * first for the trigger, so a trend in outside load does not always land on the same side.
+ */
+export async function runApiLimit(options: {
+  botfleetBaseUrl: string;
+  authHeader: string;
+  /** A bot and an execution of the bench organization (the bare server serves the same organization). */
+  botId: string;
+  executionId: string;
+  bare: BareApiServer;
+  seconds: number;
+  connections: number;
+}): Promise<ApiLimitResult> {
+  const common = { seconds: options.seconds, connections: options.connections };
+  const ownCpu = () => {
+    const since = process.cpuUsage();
+    return () => ownCpuMsSince(since);
+  };
+  const childCpu = () => {
+    const since = processCpuMs(options.bare.pid);
+    return () => processCpuMs(options.bare.pid) - since;
+  };
+  const get = (baseUrl: string) => () =>
+    runAutocannon({
+      ...common,
+      url: `${baseUrl}/executions/${options.executionId}`,
+      method: 'GET',
+      headers: { authorization: options.authHeader },
+    });
+  const trigger = (baseUrl: string) => () =>
+    runAutocannon({
+      ...common,
+      url: `${baseUrl}/bots/${options.botId}/executions`,
+      method: 'POST',
+      headers: { authorization: options.authHeader, 'content-type': 'application/json' },
+      body: '{}',
+    });
+
+  const botfleetGet = await measured(get(options.botfleetBaseUrl), ownCpu);
+  const bareGet = await measured(get(options.bare.baseUrl), childCpu);
+  const bareTrigger = await measured(trigger(options.bare.baseUrl), childCpu);
+  const botfleetTrigger = await measured(trigger(options.botfleetBaseUrl), ownCpu);
+  return {
+    botfleet: { trigger: botfleetTrigger, get: botfleetGet },
+    bare: { trigger: bareTrigger, get: bareGet },
+  };
+}
