@@ -159,35 +159,32 @@ export interface DeliveryAttemptRecord {
 /**
  * Writes the attempt row and moves the delivery on, atomically. Returns false (writing nothing)
  * when this attempt number was already recorded or the delivery is no longer pending.
+ *
+ * One statement (the update feeds the insert), so one round trip and an implicit transaction
+ * instead of BEGIN, UPDATE, INSERT, COMMIT. The update's row lock serialises competing writers;
+ * the loser re-reads attemptCount, matches nothing and so inserts nothing.
  */
 export async function recordDeliveryAttempt(db: Db, record: DeliveryAttemptRecord): Promise<boolean> {
-  return inTransaction(db, async (tx) => {
-    const final = record.outcome.status !== 'pending';
-    // The row lock taken here serialises competing writers; the loser re-reads attemptCount and matches nothing.
-    const { count } = await tx.webhookDelivery.updateMany({
-      where: { id: record.deliveryId, status: 'pending', attemptCount: record.number - 1 },
-      data: {
-        status: record.outcome.status,
-        attemptCount: record.number,
-        lastError: record.error,
-        nextAttemptAt: record.outcome.status === 'pending' ? record.outcome.nextAttemptAt : null,
-        completedAt: final ? new Date() : null,
-      },
-    });
-    if (count !== 1) return false;
-    await tx.deliveryAttempt.create({
-      data: {
-        id: newId('dat'),
-        deliveryId: record.deliveryId,
-        number: record.number,
-        startedAt: record.startedAt,
-        durationMs: Math.max(0, Math.round(record.durationMs)),
-        statusCode: record.statusCode,
-        error: record.error,
-      },
-    });
-    return true;
-  });
+  const { outcome } = record;
+  const nextAttemptAt = outcome.status === 'pending' ? outcome.nextAttemptAt : null;
+  const completedAt = outcome.status === 'pending' ? null : new Date();
+  const inserted = await db.$executeRaw`
+    WITH moved AS (
+      UPDATE "WebhookDelivery"
+         SET "status" = ${outcome.status}::"DeliveryStatus",
+             "attemptCount" = ${record.number}::int,
+             "lastError" = ${record.error}::text,
+             "nextAttemptAt" = ${nextAttemptAt}::timestamptz,
+             "completedAt" = ${completedAt}::timestamptz,
+             "updatedAt" = now()
+       WHERE "id" = ${record.deliveryId} AND "status" = 'pending' AND "attemptCount" = ${record.number - 1}::int
+      RETURNING "id"
+    )
+    INSERT INTO "DeliveryAttempt" ("id", "deliveryId", "number", "startedAt", "durationMs", "statusCode", "error")
+    SELECT ${newId('dat')}, "id", ${record.number}::int, ${record.startedAt}::timestamptz,
+           ${Math.max(0, Math.round(record.durationMs))}::int, ${record.statusCode}::int, ${record.error}::text
+      FROM moved`;
+  return inserted === 1;
 }
 
 /** Every delivery of an execution with its attempts, oldest first. */
