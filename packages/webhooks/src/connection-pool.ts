@@ -14,7 +14,11 @@ export interface ConnectionPool {
   readonly allowPrivateNetwork: boolean;
   readonly http: http.Agent;
   readonly https: https.Agent;
-  /** Closes the idle sockets and refuses new ones; for a role's shutdown. */
+  /**
+   * For a role's shutdown: closes the idle sockets, and each busy one once its request ends.
+   * Requests in flight are left to finish or time out on their own; a stopping role abandons
+   * them (their lease on the row stands), it does not cut them short.
+   */
   close(): void;
 }
 
@@ -44,8 +48,12 @@ export function createConnectionPool(options: ConnectionPoolOptions): Connection
     http: httpAgent,
     https: httpsAgent,
     close() {
-      httpAgent.destroy();
-      httpsAgent.destroy();
+      for (const agent of [httpAgent, httpsAgent]) {
+        // The documented hook: answering false makes the agent close a socket freed from now on
+        // instead of keeping it (@types/node declares it void; Node reads a boolean).
+        agent.keepSocketAlive = () => false;
+        for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+      }
     },
   };
 }

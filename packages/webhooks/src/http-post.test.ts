@@ -1,4 +1,4 @@
-import { startReceiver, type TestReceiver } from '@botfleet/testkit';
+import { startReceiver, waitUntil, type TestReceiver } from '@botfleet/testkit';
 import { createConnectionPool } from './connection-pool';
 import { DestinationRefusedError, HttpPostError } from './errors';
 import { httpPost } from './http-post';
@@ -189,6 +189,16 @@ describe('httpPost', () => {
       } finally {
         pool.close();
       }
+    });
+
+    it('lets a request in flight finish when the pool is closed, and keeps no socket after it', async () => {
+      const target = await receiver((_req, res) => void setTimeout(() => res.writeHead(200).end('late'), 300));
+      const pool = createConnectionPool(allow);
+      const inFlight = httpPost({ url: target.url, body: '{}' }, { ...allow, pool });
+      await waitUntil(() => target.requests.length === 1, { message: 'the request never arrived' });
+      pool.close();
+      await expect(inFlight).resolves.toMatchObject({ statusCode: 200, body: 'late' });
+      expect(Object.values(pool.http.freeSockets).flat()).toHaveLength(0);
     });
 
     it('refuses a pool made for the other private-network setting', async () => {
