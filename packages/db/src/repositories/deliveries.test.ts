@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../client';
-import { createTestBot, createTestExecution, createTestOrganization, createTestPrismaClient } from '../testing';
+import { createTestBot, createTestExecution, useTestOrganization } from '../testing';
 import {
   claimDeliveryAttempt,
   createDeliveryForCompletedExecution,
@@ -13,15 +13,13 @@ import type { StoredManifest } from './manifests';
 let db: PrismaClient;
 let organizationId: string;
 
-beforeAll(async () => {
-  db = createTestPrismaClient({ poolSize: 4 });
-  organizationId = (await createTestOrganization(db)).id;
-});
-afterAll(async () => {
-  // Leave no pending deliveries behind for a sweeper elsewhere to find.
-  await db.bot.deleteMany({ where: { organizationId } });
-  await db.$disconnect();
-});
+useTestOrganization(
+  (client, id) => {
+    db = client;
+    organizationId = id;
+  },
+  { poolSize: 4 },
+);
 
 async function completedRun(
   manifest: Partial<StoredManifest>,

@@ -1,6 +1,5 @@
 import type { PrismaClient } from '../client';
-import { createTestBot, createTestExecution, createTestOrganization, createTestPrismaClient } from '../testing';
-import { deleteBotsOfOrganization } from './bots';
+import { createTestBot, createTestExecution, useTestOrganization } from '../testing';
 import { createCompletedExecutionWithDelivery, listDeliveriesForExecution } from './deliveries';
 import {
   cancelExecution,
@@ -15,15 +14,13 @@ import { findExecution } from './executions';
 let db: PrismaClient;
 let organizationId: string;
 
-beforeAll(async () => {
-  db = createTestPrismaClient({ poolSize: 4 });
-  organizationId = (await createTestOrganization(db)).id;
-});
-afterAll(async () => {
-  // Leave no pending deliveries or executions behind for a sweeper elsewhere to find.
-  await deleteBotsOfOrganization(db, organizationId);
-  await db.$disconnect();
-});
+useTestOrganization(
+  (client, id) => {
+    db = client;
+    organizationId = id;
+  },
+  { poolSize: 4 },
+);
 
 async function botWithWebhook(): Promise<string> {
   const webhook = { url: 'https://hooks.example/in', auth: 'none' as const };

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../client';
-import { createTestBot, createTestExecution, createTestOrganization, createTestPrismaClient } from '../testing';
+import { createTestBot, createTestExecution, createTestOrganization, useTestOrganization } from '../testing';
 import { deleteBotsOfOrganization } from './bots';
 import { recordDeliveryAttempt } from './deliveries';
 import { cancelExecution, claimExecution, endExecutionAttempt, newArtifactId } from './execution-lifecycle';
@@ -16,14 +16,13 @@ const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
 let db: PrismaClient;
 let organizationId: string;
 
-beforeAll(async () => {
-  db = createTestPrismaClient({ poolSize: 4 });
-  organizationId = (await createTestOrganization(db)).id;
-});
-afterAll(async () => {
-  await deleteBotsOfOrganization(db, organizationId);
-  await db.$disconnect();
-});
+useTestOrganization(
+  (client, id) => {
+    db = client;
+    organizationId = id;
+  },
+  { poolSize: 4 },
+);
 
 /** Moves a run's finish (and creation) back in time, as if it ended that long ago. */
 async function age(executionId: string, finishedDaysAgo: number): Promise<void> {

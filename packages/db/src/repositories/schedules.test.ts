@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../client';
-import { createTestBot, createTestOrganization, createTestPrismaClient } from '../testing';
+import { createTestBot, useTestOrganization } from '../testing';
 import { createExecution } from './executions';
 import {
   countExecutionsPerSlot,
@@ -14,23 +14,16 @@ import {
 
 let db: PrismaClient;
 let organizationId: string;
-const createdBots: string[] = [];
+// Afterwards the organization's bots go, so no active schedule is left for a running scheduler to find.
+useTestOrganization(
+  (client, id) => {
+    db = client;
+    organizationId = id;
+  },
+  { poolSize: 2 },
+);
 
-beforeAll(async () => {
-  db = createTestPrismaClient({ poolSize: 2 });
-  organizationId = (await createTestOrganization(db)).id;
-});
-afterAll(async () => {
-  // No active schedule is left in the shared database for a running scheduler to find.
-  await db.bot.deleteMany({ where: { id: { in: createdBots } } });
-  await db.$disconnect();
-});
-
-const newBot = async () => {
-  const bot = await createTestBot(db, organizationId);
-  createdBots.push(bot.id);
-  return bot;
-};
+const newBot = () => createTestBot(db, organizationId);
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 21, 12) + ms);
 
 describe('saveSchedule', () => {

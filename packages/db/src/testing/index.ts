@@ -1,3 +1,4 @@
 // Public through @botfleet/db/testing: throwaway databases and row factories for tests.
 export * from './factories';
 export * from './test-database';
+export * from './use-test-organization';
