@@ -5,11 +5,21 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'packages/db/src/generated/**', 'coverage/**', '.data/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'packages/db/src/generated/**',
+      // Written by @hey-api/openapi-ts from openapi.json (npm run sdk:generate), never by hand.
+      'packages/sdk/src/generated/**',
+      'coverage/**',
+      '.data/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
@@ -43,5 +53,11 @@ export default tseslint.config(
         setTimeout: 'readonly',
       },
     },
+  },
+  {
+    // CommonJS files (e.g. apps/cli/bin/botfleet.cjs) load modules with require, as CommonJS does.
+    files: ['**/*.cjs'],
+    languageOptions: { globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

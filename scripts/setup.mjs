@@ -2,7 +2,7 @@
 // because it runs before `npm install` on a fresh clone.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -96,6 +96,40 @@ export function ensureChromium() {
   run(process.execPath, [join(ROOT, 'scripts/ensure-chromium.mjs')]);
 }
 
+/** The newest modification time of the files under `path` (a file or a directory), skipping tests. */
+function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return /\.test\.ts$/.test(path) ? 0 : stat.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path)) {
+    if (entry === 'testing' || entry === 'node_modules' || entry === 'dist') continue;
+    newest = Math.max(newest, newestMtime(join(path, entry)));
+  }
+  return newest;
+}
+
+/**
+ * Builds the console (apps/console, Vite) when its output is missing or older than its sources or
+ * the SDK it bundles; the api role serves the output at /console. Vite is a dev dependency: an
+ * install without it (NODE_ENV=production) keeps whatever was built, and says so if nothing was.
+ */
+export function ensureConsoleBuilt() {
+  const app = join(ROOT, 'apps/console');
+  const built = join(app, 'dist/index.html');
+  const sources = ['src', 'index.html', 'vite.config.mjs'].map((p) => join(app, p));
+  sources.push(join(ROOT, 'packages/sdk/src'));
+  const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
+  if (builtAt > 0 && Math.max(...sources.map(newestMtime)) <= builtAt) return;
+  const vite = join(ROOT, 'node_modules/vite/bin/vite.js');
+  if (!existsSync(vite)) {
+    if (builtAt === 0) say('vite is not installed (dev dependency): /console will answer 503 until it is built');
+    return;
+  }
+  say('building the console (apps/console)');
+  run(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: app });
+}
+
 /** Runs a TypeScript entry point with tsx, forwarding its exit code. */
 export function runTs(file, args = [], env = process.env) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, file), ...args], {
@@ -109,5 +143,6 @@ export function runTs(file, args = [], env = process.env) {
 export function setup({ chromium = true, dev = true } = {}) {
   ensureDependencies({ dev });
   ensurePrismaClient();
+  ensureConsoleBuilt();
   if (chromium) ensureChromium();
 }

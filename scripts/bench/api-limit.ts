@@ -15,6 +15,8 @@ export interface ServerLoad extends LoadResult {
 export interface ApiLimitResult {
   botfleet: { trigger: ServerLoad; get: ServerLoad };
   bare: { trigger: ServerLoad; get: ServerLoad };
+  /** The bare handlers behind a minimal Express app: the ceiling for an Express API. */
+  bareExpress: { trigger: ServerLoad; get: ServerLoad };
 }
 
 export interface BareApiServer {
@@ -29,6 +31,8 @@ export async function startBareApiServer(options: {
   redisUrl: string;
   queuePrefix: string;
   organizationId: string;
+  /** `express`: the same handlers behind a minimal Express app. */
+  http?: 'node' | 'express';
 }): Promise<BareApiServer> {
   const child: ChildProcess = fork(join(__dirname, 'bare-api-server.ts'), [], {
     execArgv: ['--import', 'tsx'],
@@ -38,6 +42,7 @@ export async function startBareApiServer(options: {
       REDIS_URL: options.redisUrl,
       BARE_QUEUE_PREFIX: options.queuePrefix,
       BARE_ORGANIZATION_ID: options.organizationId,
+      BARE_HTTP: options.http ?? 'node',
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -78,6 +83,7 @@ export async function runApiLimit(options: {
   botId: string;
   executionId: string;
   bare: BareApiServer;
+  bareExpress: BareApiServer;
   seconds: number;
   connections: number;
 }): Promise<ApiLimitResult> {
@@ -86,9 +92,9 @@ export async function runApiLimit(options: {
     const since = process.cpuUsage();
     return () => ownCpuMsSince(since);
   };
-  const childCpu = () => {
-    const since = processCpuMs(options.bare.pid);
-    return () => processCpuMs(options.bare.pid) - since;
+  const childCpu = (server: BareApiServer) => () => {
+    const since = processCpuMs(server.pid);
+    return () => processCpuMs(server.pid) - since;
   };
   const get = (baseUrl: string) => () =>
     runAutocannon({
@@ -107,11 +113,14 @@ export async function runApiLimit(options: {
     });
 
   const botfleetGet = await measured(get(options.botfleetBaseUrl), ownCpu);
-  const bareGet = await measured(get(options.bare.baseUrl), childCpu);
-  const bareTrigger = await measured(trigger(options.bare.baseUrl), childCpu);
+  const bareGet = await measured(get(options.bare.baseUrl), childCpu(options.bare));
+  const expressGet = await measured(get(options.bareExpress.baseUrl), childCpu(options.bareExpress));
+  const expressTrigger = await measured(trigger(options.bareExpress.baseUrl), childCpu(options.bareExpress));
+  const bareTrigger = await measured(trigger(options.bare.baseUrl), childCpu(options.bare));
   const botfleetTrigger = await measured(trigger(options.botfleetBaseUrl), ownCpu);
   return {
     botfleet: { trigger: botfleetTrigger, get: botfleetGet },
     bare: { trigger: bareTrigger, get: bareGet },
+    bareExpress: { trigger: expressTrigger, get: expressGet },
   };
 }

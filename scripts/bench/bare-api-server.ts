@@ -4,8 +4,11 @@
 //   POST /api/v1/bots/:botId/executions one named prepared INSERT of a pending row + queue.add, 202
 // No authentication, validation, routing library, logging or metrics: what botfleet adds on top
 // of this is what the ratio measures. Started with BARE_* variables; reports its port over IPC.
+// With BARE_HTTP=express the same two handlers sit behind a minimal Express app (a router, res.json):
+// the ceiling any Express API doing this durable work can reach, since botfleet's shape is Express.
 import { executionRun } from '@botfleet/queue';
 import { Queue } from 'bullmq';
+import express from 'express';
 import IORedis from 'ioredis';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -64,21 +67,19 @@ async function main(): Promise<void> {
   const connection = new IORedis(required('REDIS_URL'), { maxRetriesPerRequest: 1 });
   const queue = new Queue(executionRun.queue, { connection, prefix: required('BARE_QUEUE_PREFIX') });
 
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-    const path = (req.url ?? '').split('?')[0]!.split('/');
-    // ['', 'api', 'v1', 'executions', ':id'] or ['', 'api', 'v1', 'bots', ':botId', 'executions']
-    if (req.method === 'GET' && path.length === 5 && path[3] === 'executions') {
-      req.resume();
-      const { rows } = await pool.query<ExecutionRow>({
-        name: 'bare-get-execution',
-        text: GET_EXECUTION,
-        values: [path[4], organizationId],
-      });
-      const row = rows[0];
-      if (!row) return send(res, 404, { error: 'not found' });
-      const started = row.startedAt?.getTime() ?? null;
-      const completed = row.completedAt?.getTime() ?? null;
-      return send(res, 200, {
+  const getExecution = async (id: string | undefined): Promise<[number, unknown]> => {
+    const { rows } = await pool.query<ExecutionRow>({
+      name: 'bare-get-execution',
+      text: GET_EXECUTION,
+      values: [id, organizationId],
+    });
+    const row = rows[0];
+    if (!row) return [404, { error: 'not found' }];
+    const started = row.startedAt?.getTime() ?? null;
+    const completed = row.completedAt?.getTime() ?? null;
+    return [
+      200,
+      {
         id: row.id,
         botId: row.botId,
         status: row.status,
@@ -88,31 +89,63 @@ async function main(): Promise<void> {
         startedAt: started,
         completedAt: completed,
         duration: started === null ? null : (completed ?? Date.now()) - started,
-      });
+      },
+    ];
+  };
+  const trigger = async (botId: string | undefined, body: string): Promise<[number, unknown]> => {
+    JSON.parse(body || '{}');
+    const { rows } = await pool.query<{ id: string; status: string }>({
+      name: 'bare-insert-execution',
+      text: INSERT_EXECUTION,
+      values: [executionId(), botId, organizationId],
+    });
+    const row = rows[0]!;
+    // The same job name, id rule and options as botfleet's executionRun.enqueue.
+    await queue.add(executionRun.name, { executionId: row.id }, { ...executionRun.options, jobId: row.id });
+    return [202, { executionId: row.id, status: row.status }];
+  };
+  const readBody = async (req: http.IncomingMessage): Promise<string> => {
+    let body = '';
+    for await (const chunk of req) body += String(chunk);
+    return body;
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const path = (req.url ?? '').split('?')[0]!.split('/');
+    // ['', 'api', 'v1', 'executions', ':id'] or ['', 'api', 'v1', 'bots', ':botId', 'executions']
+    if (req.method === 'GET' && path.length === 5 && path[3] === 'executions') {
+      req.resume();
+      return send(res, ...(await getExecution(path[4])));
     }
     if (req.method === 'POST' && path.length === 6 && path[3] === 'bots' && path[5] === 'executions') {
-      let body = '';
-      for await (const chunk of req) body += String(chunk);
-      JSON.parse(body || '{}');
-      const { rows } = await pool.query<{ id: string; status: string }>({
-        name: 'bare-insert-execution',
-        text: INSERT_EXECUTION,
-        values: [executionId(), path[4], organizationId],
-      });
-      const row = rows[0]!;
-      // The same job name, id rule and options as botfleet's executionRun.enqueue.
-      await queue.add(executionRun.name, { executionId: row.id }, { ...executionRun.options, jobId: row.id });
-      return send(res, 202, { executionId: row.id, status: row.status });
+      return send(res, ...(await trigger(path[4], await readBody(req))));
     }
     req.resume();
     send(res, 404, { error: 'not found' });
   };
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, { error: (error as Error).message });
-    });
+  const expressApp = express();
+  expressApp.disable('x-powered-by');
+  expressApp.set('etag', false);
+  const router = express.Router();
+  router.get('/executions/:id', (req, res, next) => {
+    getExecution(req.params.id).then(([status, body]) => res.status(status).json(body), next);
   });
+  router.post('/bots/:botId/executions', (req, res, next) => {
+    readBody(req)
+      .then((body) => trigger(req.params.botId, body))
+      .then(([status, body]) => res.status(status).json(body), next);
+  });
+  expressApp.use('/api/v1', router);
+
+  const server =
+    process.env.BARE_HTTP === 'express'
+      ? http.createServer(expressApp)
+      : http.createServer((req, res) => {
+          handle(req, res).catch((error: unknown) => {
+            if (!res.headersSent) send(res, 500, { error: (error as Error).message });
+          });
+        });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const ready: BareServerReady = { type: 'ready', port: (server.address() as AddressInfo).port };

@@ -31,6 +31,7 @@ import { loadAverage1m } from './stats';
 import { benchWebhooks } from './webhooks-bench';
 import { profileWorkerRuns } from './worker-profile';
 import { measureWorkerRss } from './worker-rss';
+import { formatRunControl, measureBatchRate, measureFairWait } from './run-control';
 
 const say = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -186,8 +187,34 @@ async function main(): Promise<void> {
     await cleanup.now('completion tracker');
     await cleanup.now('bare browser');
 
+    // A second organization's run while the first holds a backlog (fair sharing), worker running.
+    const backlog = config.quick ? 300 : 1_000;
+    say(`run control: a second organization's wait under a ${backlog}-run backlog`);
+    const orgB = await ensureOrganization(benchDb, `bench-b-${randomBytes(4).toString('hex')}`);
+    cleanup.add('second bench organization', () => deleteOrganization(benchDb, orgB.id));
+    const clientB = createBenchApiClient(
+      api.port,
+      (await createApiKey(benchDb, { organizationId: orgB.id, name: 'bench', permission: 'write' })).key,
+    );
+    const botB = await clientB.createBot({ name: 'bench second org', targetUrl: site.url, steps: BOT_STEPS });
+    const fairWait = await measureFairWait({
+      baseUrl: client.baseUrl,
+      a: { authHeader: client.authHeader, botId },
+      b: { authHeader: clientB.authHeader, botId: botB },
+      backlog,
+    });
+
     // Stopped first, so a trigger only inserts and enqueues, and no run competes for the CPU.
     await cleanup.now('worker');
+    say('run control: batch trigger rate');
+    const batchRate = await measureBatchRate({
+      baseUrl: client.baseUrl,
+      authHeader: client.authHeader,
+      botId,
+      batches: config.quick ? 2 : 5,
+      batchSize: 1_000,
+    });
+    await queues.get(executionRun.queue).obliterate({ force: true });
     // The bare server: the same database and organization, a queue prefix of its own.
     const bareApi = await startBareApiServer({
       databaseUrl: config.databaseUrl,
@@ -196,6 +223,14 @@ async function main(): Promise<void> {
       organizationId: org.id,
     });
     cleanup.add('bare API server', () => bareApi.stop());
+    const bareExpressApi = await startBareApiServer({
+      databaseUrl: config.databaseUrl,
+      redisUrl: config.redisUrl,
+      queuePrefix: `${config.queuePrefix}-bare-express`,
+      organizationId: org.id,
+      http: 'express',
+    });
+    cleanup.add('bare Express server', () => bareExpressApi.stop());
     loadAverage.api = loadAverage1m();
     say(
       `API load: ${config.apiSeconds} s each of GET and POST, botfleet and bare server (load average ${loadAverage.api})`,
@@ -206,10 +241,12 @@ async function main(): Promise<void> {
       botId,
       executionId: warm.executionIds[0]!,
       bare: bareApi,
+      bareExpress: bareExpressApi,
       seconds: config.apiSeconds,
       connections: config.apiConnections,
     });
     await cleanup.now('bare API server');
+    await cleanup.now('bare Express server');
     await queues.get(executionRun.queue).obliterate({ force: true });
 
     loadAverage.webhooks = loadAverage1m();
@@ -256,7 +293,7 @@ async function main(): Promise<void> {
       loadAverage,
     };
     const summary = summarize(figures);
-    process.stdout.write(`\n${formatTable(figures, summary)}\n\n`);
+    process.stdout.write(`\n${formatTable(figures, summary)}\n\n${formatRunControl(batchRate, fairWait)}\n\n`);
     say(`measured in ${Math.round((performance.now() - benchStarted) / 1000)} s; cleaning up`);
     process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {

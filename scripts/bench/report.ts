@@ -54,6 +54,9 @@ export interface BenchSummary {
   /** botfleet's API over the bare node:http + pg server (requests/s), same autocannon settings. */
   apiGetRatio: number;
   apiTriggerRatio: number;
+  /** The bare handlers behind a minimal Express app over the bare server: what Express alone leaves. */
+  apiGetExpressCeiling: number;
+  apiTriggerExpressCeiling: number;
   apiGetBareRps: number;
   apiTriggerBareRps: number;
   apiGetP50Ms: number;
@@ -144,6 +147,8 @@ export function summarize(f: BenchFigures): BenchSummary {
     bareRunP50Ms: round1(distribution(f.bare.runMs).p50),
     apiGetRatio: ratio(api.get.rps, f.api.bare.get.rps),
     apiTriggerRatio: ratio(api.trigger.rps, f.api.bare.trigger.rps),
+    apiGetExpressCeiling: ratio(f.api.bareExpress.get.rps, f.api.bare.get.rps),
+    apiTriggerExpressCeiling: ratio(f.api.bareExpress.trigger.rps, f.api.bare.trigger.rps),
     apiGetBareRps: round1(f.api.bare.get.rps),
     apiTriggerBareRps: round1(f.api.bare.trigger.rps),
     apiGetP50Ms: round1(api.get.p50Ms),
@@ -237,9 +242,13 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
     ['POST /bots/:id/executions', `botfleet ${serverLine(f.api.botfleet.trigger)}`],
     ['', `bare     ${serverLine(f.api.bare.trigger)}`],
     ['  ratio botfleet / bare', `${s.apiTriggerRatio} (apiTriggerRatio)`],
+    ['', `express  ${serverLine(f.api.bareExpress.trigger)}`],
+    ['  ratio express / bare', `${s.apiTriggerExpressCeiling} (apiTriggerExpressCeiling: Express alone)`],
     ['GET /executions/:id', `botfleet ${serverLine(f.api.botfleet.get)}`],
     ['', `bare     ${serverLine(f.api.bare.get)}`],
     ['  ratio botfleet / bare', `${s.apiGetRatio} (apiGetRatio)`],
+    ['', `express  ${serverLine(f.api.bareExpress.get)}`],
+    ['  ratio express / bare', `${s.apiGetExpressCeiling} (apiGetExpressCeiling: Express alone)`],
     [
       '  (autocannon)',
       `${f.api.connections} connections, ${f.api.seconds} s per window, worker stopped; bare = node:http + pg Pool + BullMQ in a child process, no auth`,

@@ -1,16 +1,20 @@
 import { AppError } from '@botfleet/core';
+import { createOps } from '@botfleet/ops';
 import express, { type Express } from 'express';
+import { queuesBoard } from './admin/queues-board';
+import { consoleRouter } from './console/console.router';
 import type { ApiDeps } from './deps';
+import { docsRouter } from './docs/docs.router';
 import { createAuthenticator } from './http/authenticate';
 import { errorHandler } from './http/error-handler';
+import { bodyLimitOf } from './http/body-limits';
 import { jsonBody } from './http/json-body';
-import { createHttpMetrics } from './http/metrics';
 import { mountRoutes } from './http/mount-routes';
 import { createRateLimiter } from './http/rate-limit';
-import { requestId } from './http/request-id';
-import { requestLog } from './http/request-log';
+import { observeRequest } from './http/observe-request';
 import type { Route } from './http/route';
 import { buildOpenApiDocument } from './openapi/build-document';
+import { packageVersion } from './openapi/package-version';
 import { apiKeyRoutes } from './routes/api-keys.router';
 import { botRoutes } from './routes/bots.router';
 import { healthRouter } from './routes/health.router';
@@ -46,30 +50,44 @@ export function apiRoutes(deps: ApiDeps, hooks: RouteHooks = { onKeyRevoked: () 
   ];
 }
 
+/**
+ * The OpenAPI document of these routes, served at /api/v1/openapi.json and committed as
+ * openapi.json (scripts/write-openapi.ts). Its server URL is relative, so one document fits every
+ * deployment.
+ */
+export function apiDocument(routes: Route[]) {
+  return buildOpenApiDocument(routes, { version: packageVersion(), serverUrl: API_PREFIX });
+}
+
 export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', false);
-  const metrics = createHttpMetrics();
+  const ops = deps.ops ?? createOps();
   const authenticator = createAuthenticator(deps.db);
   const routes = apiRoutes(deps, { onKeyRevoked: authenticator.forget });
-  const openApi = buildOpenApiDocument(routes, {
-    version: '1.0.0',
-    serverUrl: `${deps.settings.publicBaseUrl.replace(/\/+$/, '')}${API_PREFIX}`,
-  });
+  const openApi = apiDocument(routes);
 
-  app.use(requestId);
-  app.use(requestLog(deps.logger));
-  app.use(metrics.middleware);
-  app.use(healthRouter(deps));
+  app.use(observeRequest(deps.logger, ops.metrics));
+  app.use(healthRouter(deps, ops.readiness));
   app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    res.type(ops.registry.contentType).send(await ops.registry.metrics());
   });
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openApi);
   });
-  app.use(jsonBody({ limitBytes: deps.settings.bodyLimitBytes, timeoutMs: deps.settings.requestTimeoutMs }));
+  app.use(docsRouter());
+  app.use(consoleRouter());
+  // Before the JSON body parser: the board reads its own request bodies.
+  const board = queuesBoard(deps.queues, deps.settings.opsAdminToken);
+  if (board) app.use(board);
+  app.use(
+    jsonBody({
+      limitBytes: bodyLimitOf(routes, API_PREFIX, deps.settings.bodyLimitBytes),
+      timeoutMs: deps.settings.requestTimeoutMs,
+    }),
+  );
   const checkRateLimit = createRateLimiter({
     redis: deps.redis,
     prefix: deps.queues.prefix,

@@ -1,4 +1,4 @@
-import { createApiKey, findApiKey, revokeApiKey } from '@botfleet/db';
+import { createApiKey, createCompletedExecutionWithDelivery, findApiKey, revokeApiKey } from '@botfleet/db';
 import { createTestExecution } from '@botfleet/db/testing';
 import request from 'supertest';
 import { apiRoutes } from './app';
@@ -22,24 +22,36 @@ const SAMPLE_BODIES: Record<string, object | undefined> = {
   'put /bots/:botId/schedule': { interval: 3600, active: true },
   'get /bots/:botId/steps': undefined,
   'put /bots/:botId/steps': { steps: [{ action: 'click', selector: '#go' }] },
+  'post /bots/:botId/steps/import': {
+    title: 'r',
+    steps: [{ type: 'click', selectors: [['#go']], offsetX: 1, offsetY: 1 }],
+  },
   'post /bots/:botId/executions': { params: {} },
   'get /bots/:botId/executions': undefined,
   'get /bots/:botId/latest-execution': undefined,
   'get /bots/:botId/latest-extract': undefined,
   'get /executions/:executionId': undefined,
   'post /executions/:executionId/cancel': undefined,
+  'post /executions/:executionId/rerun': {},
+  'get /executions': undefined,
+  'post /bots/:botId/executions/batch': { runs: [{ params: {} }] },
+  'post /bots/:botId/executions/cancel': {},
   'get /executions/:executionId/steps': undefined,
   'get /executions/:executionId/steps/:index': undefined,
   'get /executions/:executionId/extract': undefined,
   'get /executions/:executionId/failure': undefined,
   'get /executions/:executionId/logs': undefined,
   'get /executions/:executionId/deliveries': undefined,
+  'get /bots/:botId/deliveries': undefined,
+  'post /bots/:botId/webhook/test': undefined,
+  'post /deliveries/:deliveryId/redeliver': undefined,
   'get /bots/:botId/scripts': undefined,
   'post /bots/:botId/scripts': { name: 's', source: 'export default async () => 1;' },
   'patch /bots/:botId/scripts/:scriptId': { active: true },
   'delete /bots/:botId/scripts/:scriptId': undefined,
   'post /api-keys': { name: 'k', permission: 'read' },
   'get /api-keys': undefined,
+  'get /api-keys/current': undefined,
   'delete /api-keys/:keyId': undefined,
 };
 
@@ -56,7 +68,24 @@ beforeAll(async () => {
   const botId = await h.newBot(owner, { name: 'owned' });
   const key = await createApiKey(h.db, { organizationId: owner.id, name: 'victim', permission: 'read' });
   const execution = await createTestExecution(h.db, { botId, organizationId: owner.id });
-  ids = { botId, keyId: key.row.id, executionId: execution.id, index: '0', scriptId: 'scr_unknown' };
+  const hooked = await h.newBot(
+    owner,
+    { name: 'hooked' },
+    { manifest: { webhook: { url: 'https://hooks.example/in' } } },
+  );
+  const run = await createCompletedExecutionWithDelivery(h.db, {
+    botId: hooked,
+    organizationId: owner.id,
+    extractedData: { a: 1 },
+  });
+  ids = {
+    botId,
+    keyId: key.row.id,
+    executionId: execution.id,
+    index: '0',
+    scriptId: 'scr_unknown',
+    deliveryId: run.deliveryId!,
+  };
   routes = apiRoutes(h.deps);
 });
 afterAll(() => h.close());

@@ -1,5 +1,6 @@
 import type { Logger, SecretBox } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
+import type { Ops } from '@botfleet/ops';
 import type { Queues, RedisConnection } from '@botfleet/queue';
 
 /** Everything the API needs, built once by the launcher (or by a test) and passed in. */
@@ -10,6 +11,11 @@ export interface ApiDeps {
   logger: Logger;
   secretBox: SecretBox;
   settings: ApiSettings;
+  /**
+   * The process's metrics registry and readiness checks, shared with the other roles it runs, so
+   * /metrics and /readyz on PORT cover them all. Omitted (tests): the app makes its own.
+   */
+  ops?: Ops;
 }
 
 export interface ApiSettings {
@@ -19,9 +25,17 @@ export interface ApiSettings {
   /** Absolute base for URLs the API hands out (signed screenshot URLs, Location headers). */
   publicBaseUrl: string;
   minScheduleIntervalSeconds: number;
+  /** MAX_PENDING_EXECUTIONS_PER_ORG: triggers past it answer 429 (default 10,000). */
+  maxPendingExecutionsPerOrg?: number;
   screenshotUrlTtlSeconds: number;
   /** Key for signing artifact URLs (derived from SECRETS_KEY). */
   urlSigningKey: Buffer;
   /** Requests per minute per API key (RATE_LIMIT_PER_MINUTE); 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /** ALLOW_PRIVATE_NETWORK for webhook test sends; closed (public addresses only) when unset. */
+  allowPrivateNetwork?: boolean;
+  /** WEBHOOK_TIMEOUT_MS for webhook test sends (default 10 s). */
+  webhookTimeoutMs?: number;
+  /** OPS_ADMIN_TOKEN: the Basic password of /admin/queues; unset turns the board off. */
+  opsAdminToken?: string;
 }

@@ -1,6 +1,7 @@
 import { defineRole, type Logger, type SecretBox } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
-import { createQueues, closeRedis, createRedisConnection } from '@botfleet/queue';
+import type { Ops } from '@botfleet/ops';
+import { createQueues, closeRedis, createRedisConnection, jobCatalog } from '@botfleet/queue';
 import { createServer, type Server } from 'node:http';
 import { createApp } from './app';
 import type { ApiSettings } from './deps';
@@ -17,6 +18,8 @@ export interface StartApiOptions {
   secretBox: SecretBox;
   port: number;
   settings: ApiSettings;
+  /** The process's metrics and readiness checks (the launcher's); a private set when omitted. */
+  ops?: Ops;
 }
 
 /**
@@ -39,7 +42,13 @@ async function startApiRole(options: StartApiOptions) {
     logger: options.logger,
     secretBox: options.secretBox,
     settings: options.settings,
+    ops: options.ops,
   });
+  // The API produces into every queue: it reports them all, so a scaled-to-zero consumer pool
+  // still has a depth to scale on.
+  const unwatch = options.ops?.watchQueues(
+    [...new Set(jobCatalog.map((job) => job.queue))].map((name) => queues.get(name)),
+  );
   const { requestTimeoutMs } = options.settings;
   const server: Server = createServer(
     {
@@ -65,6 +74,7 @@ async function startApiRole(options: StartApiOptions) {
     async stop() {
       // Stop accepting connections; resolves once the open ones have ended (idle ones are closed).
       await new Promise<void>((done) => server.close(() => done()));
+      unwatch?.();
       await queues.close();
       await closeRedis(redis);
     },

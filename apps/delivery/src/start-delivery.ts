@@ -1,9 +1,20 @@
 import { defineRole, settlesWithin, startPeriodic, type Logger, type SecretBox } from '@botfleet/core';
-import type { PrismaClient } from '@botfleet/db';
-import { consume, createQueues, closeRedis, createRedisConnection, stopWorker, webhookDeliver } from '@botfleet/queue';
+import { pingDatabase, type PrismaClient } from '@botfleet/db';
+import { createOps, type Ops } from '@botfleet/ops';
+import {
+  consume,
+  createQueues,
+  closeRedis,
+  createRedisConnection,
+  redisReady,
+  stopWorker,
+  webhookDeliver,
+} from '@botfleet/queue';
 import { createConnectionPool, JwtTokenCache } from '@botfleet/webhooks';
+import { createDestinationSlots, slotsPerDestination } from './destination-slots';
 import { sweepLostDeliveryJobs } from './lost-job-sweeper';
 import { createWebhookDeliverProcessor } from './webhook-deliver.processor';
+import { webhookDisableCounter } from './webhook-disable-metrics';
 
 export interface StartDeliveryOptions {
   db: PrismaClient;
@@ -24,6 +35,15 @@ export interface StartDeliveryOptions {
   sweepOrganizationId?: string;
   /** How long stop() waits for attempts in flight before abandoning them (default 15 s). */
   closeTimeoutMs?: number;
+  /**
+   * WEBHOOK_DISABLE_AFTER_DAYS in ms: a webhook whose deliveries all failed for this long is
+   * disabled. Unset: only a 410 Gone disables one.
+   */
+  disableAfterMs?: number;
+  /** Attempts in flight at once per destination (default: three quarters of `concurrency`). */
+  maxInFlightPerDestination?: number;
+  /** The process's metrics and readiness checks (the launcher's); a private set when omitted. */
+  ops?: Ops;
 }
 
 const DEFAULT_SWEEP_INTERVAL_MS = 30_000;
@@ -34,6 +54,8 @@ export const startDelivery = deliveryRole.start;
 
 async function startDeliveryRole(options: StartDeliveryOptions) {
   const logger = options.logger.child({ role: 'delivery' });
+  const ops = options.ops ?? createOps();
+  const disabled = webhookDisableCounter(ops.registry);
   // Worker-style connection (retries forever) for the re-enqueue too: a job that schedules its
   // retry during a Redis blip waits for Redis rather than losing the retry; the sweeper backs it up.
   const connection = createRedisConnection(options.redisUrl, 'worker');
@@ -53,6 +75,15 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
     allowPrivateNetwork: options.allowPrivateNetwork,
     timeoutMs: options.timeoutMs,
     retryDelaysMs: options.retryDelaysMs,
+    onAttempt: (outcome, durationMs) => {
+      ops.metrics.webhookDeliveries.inc({ outcome });
+      ops.metrics.webhookDeliveryDuration.observe(durationMs / 1000);
+    },
+    disableAfterMs: options.disableAfterMs,
+    destinationSlots: createDestinationSlots(
+      options.maxInFlightPerDestination ?? slotsPerDestination(options.concurrency),
+    ),
+    onWebhookDisabled: (reason) => disabled.inc({ reason }),
   });
   const worker = consume(
     webhookDeliver,
@@ -76,10 +107,16 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
       signal,
     ),
   );
+  const unready = [
+    ops.readiness.add('database', () => pingDatabase(options.db)),
+    ops.readiness.add('redis', () => redisReady(connection)),
+  ];
+  const unwatch = ops.watchQueues([queues.get(webhookDeliver.queue)]);
   logger.info({ concurrency: options.concurrency, queuePrefix: options.queuePrefix }, 'delivery role started');
 
   return {
     async stop() {
+      for (const remove of unready) remove();
       const closeTimeoutMs = options.closeTimeoutMs ?? 15_000;
       // An attempt cut off at the deadline keeps its lease on the row and is retried by a
       // sweeper once the lease expires. A sweep pass in flight winds down under the same deadline.
@@ -88,6 +125,7 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
         settlesWithin(sweeper.stop(), closeTimeoutMs),
       ]);
       if (!drained) logger.warn('delivery attempts still in flight at the shutdown deadline; abandoning them');
+      unwatch();
       pool.close();
       await queues.close();
       await closeRedis(connection);

@@ -1,7 +1,11 @@
 import type { Logger, SecretBox } from '@botfleet/core';
 import {
+  abandonDelivery,
   claimDeliveryAttempt,
+  clearWebhookFailing,
+  disableWebhook,
   findDeliveryForAttempt,
+  noteWebhookFailing,
   recordDeliveryAttempt,
   type DeliveryForAttempt,
   type DeliveryOutcome,
@@ -10,12 +14,15 @@ import {
 import { webhookDeliver, type Queues, type WebhookDeliverPayload } from '@botfleet/queue';
 import {
   deliverWebhook,
-  nextRetryDelayMs,
+  retryDelayMs,
   type ConnectionPool,
   type DeliveryResult,
   type JwtTokenCache,
 } from '@botfleet/webhooks';
+import { DelayedError, type Job } from 'bullmq';
+import { destinationOf, type DestinationSlots } from './destination-slots';
 import { openCredentials, UnreadableSecretError } from './open-credentials';
+import type { WebhookDisableReason } from './webhook-disable-metrics';
 
 /*
  * Retries are explicit: after a failed attempt the processor writes nextAttemptAt on the row and
@@ -39,23 +46,73 @@ export interface ProcessorDeps {
   allowPrivateNetwork: boolean;
   timeoutMs: number;
   retryDelaysMs: readonly number[];
+  /** Told the outcome and duration of each recorded attempt (for metrics). */
+  onAttempt?: (outcome: AttemptOutcome, durationMs: number) => void;
+  /**
+   * A webhook whose deliveries have all failed for this long is disabled
+   * (WEBHOOK_DISABLE_AFTER_DAYS); unset never disables for failures (410 Gone still does).
+   */
+  disableAfterMs?: number;
+  /** Bounds the attempts in flight per destination, so a slow receiver cannot hold every slot. */
+  destinationSlots?: DestinationSlots;
+  /** Told each time this process disables a webhook (for metrics). */
+  onWebhookDisabled?: (reason: WebhookDisableReason) => void;
 }
+
+/** How long an attempt over its destination's bound waits in the process for a slot... */
+const DESTINATION_WAIT_MS = 100;
+/** ...and, when none freed (a slow receiver), how long it is postponed in the queue. */
+const DESTINATION_BUSY_DELAY_MS = 250;
+
+/** What one recorded attempt led to: delivered, a retry scheduled, or the delivery given up. */
+export type AttemptOutcome = 'delivered' | 'retry' | 'failed';
 
 /** Jobs may start a little before the row's due time when process clocks disagree. */
 const CLOCK_SKEW_TOLERANCE_MS = 1_000;
 
 /** Registered with `consume(webhookDeliver, ...)`, which parses the payload first. */
 export function createWebhookDeliverProcessor(deps: ProcessorDeps) {
-  return ({ deliveryId }: WebhookDeliverPayload): Promise<void> => attemptDelivery(deps, deliveryId);
+  return ({ deliveryId }: WebhookDeliverPayload, job?: Job<unknown>, token?: string): Promise<void> =>
+    attemptDelivery(deps, deliveryId, job && token ? { job, token } : undefined);
 }
 
-async function attemptDelivery(deps: ProcessorDeps, deliveryId: string): Promise<void> {
+async function attemptDelivery(
+  deps: ProcessorDeps,
+  deliveryId: string,
+  owner?: { job: Job<unknown>; token: string },
+): Promise<void> {
   const log = deps.logger.child({ deliveryId });
   const delivery = await findDeliveryForAttempt(deps.db, deliveryId);
   if (!delivery || delivery.status !== 'pending') {
     log.debug({ status: delivery?.status ?? 'gone' }, 'delivery is not pending; nothing to do');
     return;
   }
+  if (delivery.webhookDisabledAt) {
+    // Disabled after this delivery was created: nothing more is sent until a PUT enables it.
+    await abandonDelivery(deps.db, deliveryId, 'webhook disabled');
+    log.info({ botId: delivery.botId }, 'webhook is disabled; delivery dropped');
+    return;
+  }
+  // Before the claim, so a postponed attempt leaves the row as it was (due, unclaimed).
+  const release = await deps.destinationSlots?.take(destinationOf(delivery.url), DESTINATION_WAIT_MS);
+  if (release === null && owner) {
+    await owner.job.moveToDelayed(Date.now() + DESTINATION_BUSY_DELAY_MS, owner.token);
+    throw new DelayedError();
+  }
+  try {
+    await attemptClaimed(deps, delivery, log, release ?? undefined);
+  } finally {
+    release?.();
+  }
+}
+
+async function attemptClaimed(
+  deps: ProcessorDeps,
+  delivery: DeliveryForAttempt,
+  log: Logger,
+  release: (() => void) | undefined,
+): Promise<void> {
+  const deliveryId = delivery.id;
   // A due time in the future means another job holds this attempt's lease (or this job is a
   // stray early one). Either way that attempt, or the sweeper, owns the delivery now.
   const now = Date.now();
@@ -79,7 +136,13 @@ async function attemptDelivery(deps: ProcessorDeps, deliveryId: string): Promise
   const number = delivery.attemptCount + 1;
   const startedAt = new Date();
   const result = await sendOnce(deps, delivery, log);
-  const delayMs = result.ok ? null : nextRetryDelayMs(number, deps.retryDelaysMs);
+  // The destination's slot is free again once it answered (or timed out); the rest is database work.
+  release?.();
+  const disableFor = result.ok ? null : await disableReason(deps, delivery, result, startedAt);
+  const delayMs =
+    result.ok || disableFor
+      ? null
+      : retryDelayMs(number - delivery.seriesFirstAttempt + 1, deps.retryDelaysMs, result.retryAfterMs);
   const outcome: DeliveryOutcome = result.ok
     ? { status: 'succeeded' }
     : delayMs === null
@@ -99,6 +162,19 @@ async function attemptDelivery(deps: ProcessorDeps, deliveryId: string): Promise
     log.warn({ attempt: number }, 'attempt already recorded by another job; result discarded');
     return;
   }
+  deps.onAttempt?.(
+    outcome.status === 'succeeded' ? 'delivered' : outcome.status === 'failed' ? 'failed' : 'retry',
+    result.durationMs,
+  );
+  if (result.ok && delivery.webhookFailingSince) await clearWebhookFailing(deps.db, delivery.botId);
+  if (disableFor && (await disableWebhook(deps.db, delivery.botId, disableFor.message))) {
+    deps.onWebhookDisabled?.(disableFor.reason);
+    // The host only: a URL may carry a credential in its query.
+    log.warn(
+      { botId: delivery.botId, host: destinationOf(delivery.url), reason: disableFor.reason },
+      `webhook disabled: ${disableFor.message}`,
+    );
+  }
   // Written to the row first, enqueued second: if this enqueue is lost, the sweeper re-creates it.
   if (outcome.status === 'pending' && delayMs !== null) {
     await webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: number + 1 }, { delay: delayMs });
@@ -116,7 +192,7 @@ async function sendOnce(deps: ProcessorDeps, delivery: DeliveryForAttempt, log: 
   } catch (err) {
     if (!(err instanceof UnreadableSecretError)) throw err;
     log.error({ botId: delivery.botId }, err.message);
-    return { ok: false, statusCode: null, error: err.message, durationMs: 0 };
+    return { ok: false, statusCode: null, error: err.message, durationMs: 0, retryAfterMs: null };
   }
   return deliverWebhook(
     {
@@ -124,6 +200,7 @@ async function sendOnce(deps: ProcessorDeps, delivery: DeliveryForAttempt, log: 
       organizationId: delivery.organizationId,
       botId: delivery.botId,
       executionId: delivery.executionId,
+      event: delivery.event,
       url: delivery.url,
       auth: delivery.auth,
       body: delivery.body,
@@ -140,4 +217,23 @@ async function sendOnce(deps: ProcessorDeps, delivery: DeliveryForAttempt, log: 
       pool: deps.pool,
     },
   );
+}
+
+/**
+ * Whether this failed attempt ends the webhook: the receiver said 410 Gone, or it has failed
+ * without a success in between for `disableAfterMs`. Null while it is still worth retrying.
+ */
+async function disableReason(
+  deps: ProcessorDeps,
+  delivery: DeliveryForAttempt,
+  result: DeliveryResult,
+  startedAt: Date,
+): Promise<{ reason: WebhookDisableReason; message: string } | null> {
+  if (result.statusCode === 410) return { reason: 'gone', message: 'the receiver answered 410 Gone' };
+  // One write per failing streak: later failures read the start from the manifest.
+  const since = delivery.webhookFailingSince ?? (await noteWebhookFailing(deps.db, delivery.botId, startedAt));
+  if (deps.disableAfterMs === undefined || since === null) return null;
+  if (startedAt.getTime() - since.getTime() < deps.disableAfterMs) return null;
+  const days = Math.round((deps.disableAfterMs / 86_400_000) * 100) / 100;
+  return { reason: 'failing', message: `every delivery failed for ${days} day(s)` };
 }

@@ -19,6 +19,8 @@ describe('launcher', () => {
     QUEUE_PREFIX: uniqueQueuePrefix('test-launch'),
     LOG_LEVEL: 'silent',
     PORT: '0',
+    // Off: parallel test files would compete for the default ops port (ops-endpoints.e2e.test.ts covers it).
+    OPS_PORT: '0',
   };
   afterAll(async () => {
     await database.drop();

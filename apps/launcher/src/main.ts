@@ -1,7 +1,8 @@
 import { apiRole } from '@botfleet/api';
-import { createLogger, createSecretBox, type Role } from '@botfleet/core';
+import { createLogger, createSecretBox, type Role, type RoleHandle } from '@botfleet/core';
 import { createPrismaClient } from '@botfleet/db';
 import { deliveryRole } from '@botfleet/delivery';
+import { createOps, startOpsServer } from '@botfleet/ops';
 import { schedulerRole } from '@botfleet/scheduler';
 import { workerRole } from '@botfleet/worker';
 import { hkdfSync } from 'node:crypto';
@@ -10,30 +11,61 @@ import { loadEnv } from './env';
 import { prepareDatabase } from './prepare-database';
 import { resolveSecretsKey } from './secrets-key';
 import { createShutdown } from './shutdown';
+import { shutdownBudget } from './shutdown-budget';
 
 /**
- * Starts the roles named in ROLES (all by default) in this process. Each started role is one
- * shutdown step; steps run in reverse, so the api, started last, stops taking requests first.
+ * Starts the roles named in ROLES (all by default) in this process, with one ops server on
+ * OPS_PORT for all of them. On SIGTERM every role stops taking work at once and drains in
+ * parallel; then the database connection closes, then the ops server. The whole shutdown fits
+ * in SHUTDOWN_GRACE_SECONDS.
  */
 async function main(): Promise<void> {
   const env = loadEnv();
   const logger = createLogger({ level: env.LOG_LEVEL });
   const roles = new Set<Role>(env.ROLES);
-  // Longer than the worker's 30 s drain plus closing Chromium, so no step is cut short.
-  const shutdown = createShutdown(logger, 60_000);
+  const budget = shutdownBudget(env.SHUTDOWN_GRACE_SECONDS);
+  const shutdown = createShutdown(logger, budget.graceMs);
+  const started: RoleHandle[] = [];
+  // Ready only between start-up and shutdown: a starting process has nothing to offer yet, and a
+  // draining one must get no new traffic.
+  let phase: 'starting' | 'running' | 'stopping' = 'starting';
+  const ops = createOps();
+  ops.readiness.add('started', async () => {
+    if (phase !== 'running') throw new Error(`process is ${phase}`);
+  });
   const stop = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal, graceSeconds: env.SHUTDOWN_GRACE_SECONDS }, 'shutting down');
+    phase = 'stopping';
+    const deadline = setTimeout(() => {
+      logger.error('shutdown did not finish within SHUTDOWN_GRACE_SECONDS; exiting anyway');
+      process.exit(1);
+    }, budget.graceMs);
+    deadline.unref();
     void shutdown.run().then(() => process.exit(0));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+
+  // Up before anything slow (migrations, Chromium): liveness answers while the process starts.
+  if (env.OPS_PORT !== 0) {
+    const opsServer = await startOpsServer({ port: env.OPS_PORT, ops, logger });
+    shutdown.register('ops server', () => opsServer.close());
+    process.stdout.write(`botfleet ops listening on http://localhost:${opsServer.port}\n`);
+  }
 
   await prepareDatabase(env.DATABASE_URL, logger);
   const db = createPrismaClient(env.DATABASE_URL);
   shutdown.register('database', () => db.$disconnect());
   const secretsKey = resolveSecretsKey(env.SECRETS_KEY, resolve(env.DATA_DIR), logger);
   const secretBox = createSecretBox(secretsKey);
-  const common = { db, redisUrl: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX, logger };
+  // Roles stop together, each bounded by its own drain deadline; the database closes after them.
+  shutdown.register('roles', async () => {
+    await Promise.all(started.map((role) => role.stop()));
+  });
+  const common = { db, redisUrl: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX, logger, ops };
+  // The API verifies artifact URLs with these; the worker signs the screenshot of execution.failed events.
+  const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
+  const urlSigningKey = Buffer.from(hkdfSync('sha256', secretsKey, Buffer.alloc(0), 'botfleet artifact urls', 32));
   logger.info(
     { allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK, nodeEnv: env.NODE_ENV },
     env.ALLOW_PRIVATE_NETWORK
@@ -48,12 +80,17 @@ async function main(): Promise<void> {
       chromiumPath: env.CHROMIUM_PATH,
       proxyUrls: env.PROXY_URLS,
       defaultTimeoutSeconds: env.DEFAULT_TIMEOUT_SECONDS,
+      maxRunningPerOrganization: env.MAX_RUNNING_EXECUTIONS_PER_ORG,
+      browserRecycleAfterRuns: env.BROWSER_RECYCLE_AFTER_RUNS,
+      browserMaxRssMb: env.BROWSER_MAX_RSS_MB,
       allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
       lockDurationMs: env.EXECUTION_LOCK_SECONDS * 1000,
       stalledIntervalMs: env.STALLED_CHECK_SECONDS * 1000,
       sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
+      drainTimeoutMs: budget.drainMs,
+      artifactUrls: { signingKey: urlSigningKey, baseUrl: publicBaseUrl, ttlSeconds: env.SCREENSHOT_URL_TTL_SECONDS },
     });
-    shutdown.registerRole(worker);
+    started.push(worker);
   }
 
   if (roles.has('delivery')) {
@@ -64,13 +101,19 @@ async function main(): Promise<void> {
       allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
+      closeTimeoutMs: budget.drainMs,
+      disableAfterMs: env.WEBHOOK_DISABLE_AFTER_DAYS * 86_400_000,
     });
-    shutdown.registerRole(delivery);
+    started.push(delivery);
   }
 
   if (roles.has('scheduler')) {
-    const scheduler = await schedulerRole.start({ ...common, executionRetentionDays: env.EXECUTION_RETENTION_DAYS });
-    shutdown.registerRole(scheduler);
+    const scheduler = await schedulerRole.start({
+      ...common,
+      executionRetentionDays: env.EXECUTION_RETENTION_DAYS,
+      closeTimeoutMs: Math.min(10_000, budget.drainMs),
+    });
+    started.push(scheduler);
   }
 
   if (roles.has('api')) {
@@ -81,20 +124,25 @@ async function main(): Promise<void> {
       settings: {
         bodyLimitBytes: env.BODY_LIMIT_BYTES,
         requestTimeoutMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
-        publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
+        publicBaseUrl,
         minScheduleIntervalSeconds: env.MIN_SCHEDULE_INTERVAL_SECONDS,
+        maxPendingExecutionsPerOrg: env.MAX_PENDING_EXECUTIONS_PER_ORG,
         screenshotUrlTtlSeconds: env.SCREENSHOT_URL_TTL_SECONDS,
         rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
-        urlSigningKey: Buffer.from(hkdfSync('sha256', secretsKey, Buffer.alloc(0), 'botfleet artifact urls', 32)),
+        urlSigningKey,
+        allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
+        webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
+        opsAdminToken: env.OPS_ADMIN_TOKEN,
       },
     });
-    // Registered last so it stops first: no new requests while the workers drain.
-    shutdown.registerRole(api);
+    started.push(api);
     logger.info({ port: api.port }, 'API listening');
     process.stdout.write(`botfleet API listening on http://localhost:${api.port} (roles: ${[...roles].join(', ')})\n`);
   } else {
     process.stdout.write(`botfleet started (roles: ${[...roles].join(', ')})\n`);
   }
+  // A signal during start-up already began stopping; do not report ready then.
+  if (phase === 'starting') phase = 'running';
 }
 
 main().catch((err: unknown) => {

@@ -1,6 +1,6 @@
-import type { Logger } from '@botfleet/core';
+import { scheduleSpecOf, type Logger } from '@botfleet/core';
 import { listRunnableSchedules, setScheduleNextRun, type Db } from '@botfleet/db';
-import { armSchedule, listArmedSchedules, seriesStart, type Queues } from '@botfleet/queue';
+import { armedMatches, armPlan, armSchedule, listArmedSchedules, type Queues } from '@botfleet/queue';
 import { disarmBotSchedule } from './disarm-bot-schedule';
 
 export interface ReconcileDeps {
@@ -17,7 +17,9 @@ export interface ReconcileResult {
 
 /**
  * Makes Redis match the database: every active schedule of an active bot has a job scheduler
- * with its interval, and no other bot has one. Heals a flushed Redis, an API that could not
+ * with its interval or cron pattern, and no other bot has one. A schedule whose `nextRunAt`
+ * passed while nothing was armed (Redis lost, every scheduler down) fires one run at once:
+ * missed occurrences collapse into that one. Heals a flushed Redis, an API that could not
  * reach Redis, and bots paused or deleted (which the API does not disarm itself).
  *
  * Redis is read before the database. The API writes the row before it arms, so a scheduler
@@ -34,23 +36,22 @@ export async function reconcileSchedules(deps: ReconcileDeps): Promise<Reconcile
   for (const schedule of wanted) {
     const current = armed.get(schedule.botId);
     armed.delete(schedule.botId);
-    if (current && current.everyMs === schedule.intervalSeconds * 1000) continue;
     try {
-      const startAt = seriesStart(schedule.nextRunAt, schedule.intervalSeconds, new Date());
-      const slot = await armSchedule(queues, {
-        botId: schedule.botId,
-        intervalSeconds: schedule.intervalSeconds,
-        startAt,
-      });
-      const nextRunAt = slot === null ? startAt : new Date(slot);
-      if (nextRunAt.getTime() !== schedule.nextRunAt?.getTime())
+      const spec = scheduleSpecOf(schedule);
+      if (current && armedMatches(current, spec)) continue;
+      const plan = armPlan(schedule.botId, spec, schedule.nextRunAt, new Date());
+      const slot = await armSchedule(queues, plan.input);
+      const nextRunAt = slot === null ? plan.first : new Date(slot);
+      if (nextRunAt?.getTime() !== schedule.nextRunAt?.getTime())
         await setScheduleNextRun(db, schedule.botId, nextRunAt, { onlyIfActive: true });
       logger.info(
         {
           botId: schedule.botId,
           intervalSeconds: schedule.intervalSeconds,
-          nextRunAt: nextRunAt.getTime(),
-          reason: current ? 'interval changed' : 'missing',
+          cron: schedule.cron,
+          timezone: schedule.timezone,
+          nextRunAt: nextRunAt?.getTime() ?? null,
+          reason: current ? 'timing changed' : 'missing',
         },
         'job scheduler armed',
       );

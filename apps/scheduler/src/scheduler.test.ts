@@ -49,8 +49,12 @@ afterAll(async () => {
 
 const api = {
   newBot: () => h.newBot(org, { name: 'every second' }),
+  // overlap `allow`: no worker runs here, so every run stays pending and `skip` would fire only one.
   putSchedule: (botId: string, body: { interval: number; active: boolean }) =>
-    request(h.app).put(`/api/v1/bots/${botId}/schedule`).set(org.auth('write')).send(body),
+    request(h.app)
+      .put(`/api/v1/bots/${botId}/schedule`)
+      .set(org.auth('write'))
+      .send({ overlap: 'allow', ...body }),
   getSchedule: (botId: string) => request(h.app).get(`/api/v1/bots/${botId}/schedule`).set(org.auth('read')),
   setStatus: (botId: string, status: 'active' | 'paused') =>
     request(h.app).patch(`/api/v1/bots/${botId}`).set(org.auth('write')).send({ status }),

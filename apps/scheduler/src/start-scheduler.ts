@@ -1,6 +1,17 @@
 import { defineRole, settlesWithin, startPeriodic, type Logger } from '@botfleet/core';
-import type { PrismaClient } from '@botfleet/db';
-import { consume, createQueues, closeRedis, createRedisConnection, scheduleTick, stopWorker } from '@botfleet/queue';
+import { pingDatabase, type PrismaClient } from '@botfleet/db';
+import { createOps, type Ops } from '@botfleet/ops';
+import {
+  consume,
+  createQueues,
+  closeRedis,
+  createRedisConnection,
+  redisReady,
+  scheduleTick,
+  schedulerIdOf,
+  stopWorker,
+  tickSlotOf,
+} from '@botfleet/queue';
 import { reconcileSchedules } from './reconcile';
 import { deleteExpiredExecutionsPass } from './retention';
 import { createTickProcessor } from './tick.processor';
@@ -30,6 +41,8 @@ export interface SchedulerOptions {
    * retention would delete another file's rows.
    */
   retentionOrganizationId?: string;
+  /** The process's metrics and readiness checks (the launcher's); a private set when omitted. */
+  ops?: Ops;
 }
 
 /**
@@ -44,6 +57,7 @@ export type SchedulerHandle = Awaited<ReturnType<typeof startScheduler>>;
 
 async function startSchedulerRole(options: SchedulerOptions) {
   const logger = options.logger.child({ role: 'scheduler' });
+  const ops = options.ops ?? createOps();
   const reconcileIntervalMs = options.reconcileIntervalMs ?? 30_000;
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
 
@@ -62,10 +76,17 @@ async function startSchedulerRole(options: SchedulerOptions) {
   const queues = createQueues(producerRedis, options.queuePrefix);
   const deps = { db: options.db, queues, logger };
 
+  const processTick = createTickProcessor(deps);
   const worker = consume(
     scheduleTick,
     { connection: workerRedis, prefix: options.queuePrefix, concurrency: options.concurrency ?? 10, logger },
-    createTickProcessor(deps),
+    (payload, job) => {
+      // How late the slot is handled; retries of the same tick are not counted again.
+      const slot = tickSlotOf(job.id, schedulerIdOf(payload.botId));
+      if (slot !== null && job.attemptsMade === 0)
+        ops.metrics.scheduleLag.observe(Math.max(0, Date.now() - slot) / 1000);
+      return processTick(payload, job);
+    },
   );
   worker.on('failed', (job, err) =>
     logger.warn({ jobId: job?.id, attempt: job?.attemptsMade, err: err.message }, 'schedule tick failed'),
@@ -94,6 +115,11 @@ async function startSchedulerRole(options: SchedulerOptions) {
   if (!(await settlesWithin(reconciler.runNow(), closeTimeoutMs))) {
     logger.warn('first schedule reconcile pass is still running; continuing start-up');
   }
+  const unready = [
+    ops.readiness.add('database', () => pingDatabase(options.db)),
+    ops.readiness.add('redis', () => Promise.all([redisReady(producerRedis), redisReady(workerRedis)])),
+  ];
+  const unwatch = ops.watchQueues([queues.get(scheduleTick.queue)]);
   logger.info(
     { queuePrefix: options.queuePrefix, reconcileIntervalMs, executionRetentionDays: options.executionRetentionDays },
     'scheduler started',
@@ -105,6 +131,8 @@ async function startSchedulerRole(options: SchedulerOptions) {
     /** Runs one retention pass now, or joins the one in flight; resolves at once when retention is off. */
     deleteExpiredNow: (): Promise<void> => retention?.runNow() ?? Promise.resolve(),
     async stop() {
+      for (const remove of unready) remove();
+      unwatch();
       // Stop taking ticks, give those in flight until the deadline, then force-close. A tick cut
       // off here keeps its lock until it expires; then another process (or a restart) redoes
       // it, which is harmless because ticks are idempotent. A reconcile pass in flight gets the

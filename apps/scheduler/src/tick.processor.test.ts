@@ -85,7 +85,7 @@ it('the same slot processed concurrently creates one execution and one execution
   const rows = await executionsOf(botId);
   expect(rows).toHaveLength(1);
   expect(rows[0]).toMatchObject({ trigger: 'schedule', status: 'pending', scheduledFor: new Date(slot) });
-  const runJobs = (await queues.get(executionRun.queue).getJobs(['waiting'])).filter(
+  const runJobs = (await queues.get(executionRun.queue).getJobs(['waiting', 'prioritized'])).filter(
     (j) => j.data.executionId === rows[0]!.id,
   );
   expect(runJobs).toHaveLength(1);

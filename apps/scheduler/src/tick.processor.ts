@@ -1,14 +1,16 @@
-import type { Logger } from '@botfleet/core';
+import { nextRunAfter, scheduleSpecOf, type Logger } from '@botfleet/core';
 import {
+  isUniqueViolation,
   createExecution,
   findBotWithSchedule,
   findScheduledExecution,
+  hasUnfinishedExecution,
   recordScheduledRun,
   type Db,
   type Execution,
 } from '@botfleet/db';
 import {
-  executionRun,
+  enqueueExecutionRuns,
   nextTickOf,
   schedulerIdOf,
   tickSlotOf,
@@ -24,9 +26,7 @@ export interface TickDeps {
   logger: Logger;
 }
 
-export type TickOutcome = 'fired' | 'already-fired' | 'skipped';
-
-const isUniqueViolation = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'P2002';
+export type TickOutcome = 'fired' | 'already-fired' | 'skipped' | 'overlap-skipped';
 
 /**
  * Processes one `schedule.tick`. The database decides, not the job: a tick for a bot that is
@@ -34,7 +34,8 @@ const isUniqueViolation = (err: unknown): boolean => (err as { code?: unknown } 
  * creates the execution for the tick's slot; the unique (botId, scheduledFor) makes a second
  * processing of the same slot (another scheduler process, a retry, a stalled job) find the
  * first row instead of creating another. Every step is idempotent, so a crash between them is
- * repaired by BullMQ's retry. Registered with `consume(scheduleTick, ...)`, which parses the
+ * repaired by BullMQ's retry. With overlap `skip`, a slot that comes while a run of the bot is
+ * pending or running fires nothing (a slow bot never piles up runs). Registered with `consume(scheduleTick, ...)`, which parses the
  * payload first.
  */
 export function createTickProcessor(deps: TickDeps) {
@@ -59,32 +60,59 @@ export function createTickProcessor(deps: TickDeps) {
       );
       return 'skipped';
     }
-    const intervalSeconds = bot.schedule.intervalSeconds;
+    const { schedule } = bot;
+    const spec = scheduleSpecOf(schedule);
+    const timing = { intervalSeconds: schedule.intervalSeconds, cron: schedule.cron, timezone: schedule.timezone };
+    const nextSlot = async () =>
+      (await nextTickOf(queues, botId)) ?? nextRunAfter(spec, scheduledFor)?.getTime() ?? null;
 
-    let execution: Execution;
-    let outcome: TickOutcome = 'fired';
-    try {
-      execution = await createExecution(db, {
+    // A retry of a tick that already wrote its row finds it first, so the overlap check below
+    // (which that very row would trip) cannot leave it without its job.
+    let execution: Execution | null = await findScheduledExecution(db, botId, scheduledFor);
+    let outcome: TickOutcome = execution ? 'already-fired' : 'fired';
+    if (!execution && schedule.overlap === 'skip' && (await hasUnfinishedExecution(db, botId, scheduledFor))) {
+      const next = await nextSlot();
+      await recordScheduledRun(db, {
         botId,
-        organizationId: bot.organizationId,
-        trigger: 'schedule',
-        params: {},
-        scheduledFor,
+        slot: scheduledFor,
+        nextRunAt: next === null ? null : new Date(next),
+        timing,
+        fired: false,
       });
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      const existing = await findScheduledExecution(db, botId, scheduledFor);
-      // Deleted in between (bot deleted): nothing left to run or record.
-      if (!existing) return 'already-fired';
-      execution = existing;
-      outcome = 'already-fired';
+      logger.info(
+        { botId, scheduledFor: slot, nextRunAt: next },
+        'schedule tick skipped; a run of the bot is unfinished',
+      );
+      return 'overlap-skipped';
+    }
+    if (!execution) {
+      try {
+        execution = await createExecution(db, {
+          botId,
+          organizationId: bot.organizationId,
+          trigger: 'schedule',
+          params: schedule.params as Record<string, unknown>,
+          scheduledFor,
+        });
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        execution = await findScheduledExecution(db, botId, scheduledFor);
+        // Deleted in between (bot deleted): nothing left to run or record.
+        if (!execution) return 'already-fired';
+        outcome = 'already-fired';
+      }
     }
     // Job id = execution id: re-enqueueing one that is already queued is a no-op, and it repairs
     // a first attempt that wrote the row but died before enqueueing.
-    if (execution.status === 'pending') await executionRun.enqueue(queues, { executionId: execution.id });
+    if (execution.status === 'pending') await enqueueExecutionRuns(queues, bot.organizationId, [execution.id]);
 
-    const next = (await nextTickOf(queues, botId)) ?? slot + intervalSeconds * 1000;
-    await recordScheduledRun(db, { botId, slot: scheduledFor, nextRunAt: new Date(next), intervalSeconds });
+    const next = await nextSlot();
+    await recordScheduledRun(db, {
+      botId,
+      slot: scheduledFor,
+      nextRunAt: next === null ? null : new Date(next),
+      timing,
+    });
     if (outcome === 'fired')
       logger.info(
         { botId, executionId: execution.id, scheduledFor: slot, nextRunAt: next },

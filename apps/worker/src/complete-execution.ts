@@ -1,4 +1,4 @@
-import type { Logger } from '@botfleet/core';
+import { createArtifactUrlSigner, type ArtifactUrlSettings, type Logger } from '@botfleet/core';
 import { endExecutionAttempt, newArtifactId, type ExecutionOutcome, type PrismaClient } from '@botfleet/db';
 import { webhookDeliver, type Queues } from '@botfleet/queue';
 import type { DbRunSession } from './db-run-session';
@@ -16,24 +16,26 @@ function producedData(data: unknown): boolean {
 
 /**
  * Ends the execution in one transaction: the final state, the rest of its output, the failure
- * screenshot and (on success with a webhook) the delivery row. Nothing is written when this
- * attempt no longer owns the execution (cancelled or re-claimed). The delivery job is enqueued
- * after commit; if that fails, the delivery sweeper finds the pending row.
+ * screenshot and the delivery rows of the webhook's events. Nothing is written when this
+ * attempt no longer owns the execution (cancelled or re-claimed). The delivery jobs are enqueued
+ * after commit; if that fails, the delivery sweeper finds the pending rows.
+ *
+ * With `artifactUrls`, an `execution.failed` event carries a signed URL of the screenshot, valid
+ * for the configured lifetime from the failure (the body is fixed, so retries send the same URL).
  */
 export async function completeExecution(
-  deps: { db: PrismaClient; queues: Queues; logger: Logger },
+  deps: { db: PrismaClient; queues: Queues; logger: Logger; artifactUrls?: ArtifactUrlSettings },
   run: { executionId: string; botId: string; attempt: number; session: DbRunSession },
   outcome: RunOutcome,
 ): Promise<boolean> {
   const { db, logger } = deps;
   const batch = run.session.drain();
+  let screenshotUrl: string | null = null;
   if (outcome.status === 'failed' && outcome.screenshot) {
-    batch.artifacts.push({
-      id: newArtifactId(),
-      kind: 'failure-screenshot',
-      contentType: 'image/png',
-      data: outcome.screenshot,
-    });
+    const id = newArtifactId();
+    batch.artifacts.push({ id, kind: 'failure-screenshot', contentType: 'image/png', data: outcome.screenshot });
+    const urls = deps.artifactUrls;
+    if (urls) screenshotUrl = createArtifactUrlSigner(urls.signingKey, urls.baseUrl, urls.ttlSeconds).sign(id);
   }
   const data = outcome.status === 'completed' && producedData(outcome.data) ? outcome.data : null;
   const state: ExecutionOutcome =
@@ -46,16 +48,12 @@ export async function completeExecution(
     attempt: run.attempt,
     outcome: state,
     progress: batch,
+    screenshotUrl,
   });
-  if (result.deliveryId) {
-    await webhookDeliver
-      .enqueue(deps.queues, { deliveryId: result.deliveryId }, { attempt: 1 })
-      .catch((err: unknown) => {
-        logger.warn(
-          { deliveryId: result.deliveryId, err: (err as Error).message },
-          'delivery enqueue failed; the sweeper will pick it up',
-        );
-      });
+  for (const deliveryId of result.deliveryIds) {
+    await webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 }).catch((err: unknown) => {
+      logger.warn({ deliveryId, err: (err as Error).message }, 'delivery enqueue failed; the sweeper will pick it up');
+    });
   }
   return result.finished;
 }

@@ -29,7 +29,10 @@ export function createDbRunSession(options: {
   executionId: string;
   params: Record<string, unknown>;
   deadline: number;
+  /** The try this session records; every log line says it. */
+  attempt?: number;
 }): DbRunSession {
+  const attempt = options.attempt ?? 1;
   let steps: StepOutputRecord[] = [];
   let logs: LogRecord[] = [];
   let artifacts: ArtifactRecord[] = [];
@@ -58,11 +61,12 @@ export function createDbRunSession(options: {
             level: 'warn',
             source: 'system',
             message: `Log limit of ${MAX_LOG_LINES} lines reached; further lines dropped`,
+            attempt,
           });
         return;
       }
       const text = message.length > MAX_LOG_MESSAGE ? `${message.slice(0, MAX_LOG_MESSAGE)}… (truncated)` : message;
-      logs.push({ timestamp: Date.now(), level, source, message: text });
+      logs.push({ timestamp: Date.now(), level, source, message: text, attempt });
     },
     async saveArtifact(kind, contentType, data) {
       const id = newArtifactId();

@@ -117,6 +117,7 @@ it('runs an extraction bot and exposes data, step outputs, logs, latest-executio
     level: 'info',
     source: 'system',
     message: expect.stringContaining('Attempt 1 started'),
+    attempt: 1,
   });
   expect(logs.some((l: { source: string }) => l.source === 'runner')).toBe(true);
   const stamps = logs.map((l: { timestamp: number }) => l.timestamp);

@@ -1,6 +1,15 @@
-import { defineRole, settlesWithin, startPeriodic, type Logger } from '@botfleet/core';
-import type { PrismaClient } from '@botfleet/db';
-import { consume, createQueues, closeRedis, createRedisConnection, executionRun, stopWorker } from '@botfleet/queue';
+import { defineRole, settlesWithin, startPeriodic, type ArtifactUrlSettings, type Logger } from '@botfleet/core';
+import { pingDatabase, type PrismaClient } from '@botfleet/db';
+import { createOps, type Ops } from '@botfleet/ops';
+import {
+  consume,
+  createQueues,
+  closeRedis,
+  createRedisConnection,
+  executionRun,
+  redisReady,
+  stopWorker,
+} from '@botfleet/queue';
 import {
   createBrowserHost,
   createEgressGuard,
@@ -26,6 +35,12 @@ export interface WorkerOptions {
   extraBrowserArgs?: string[];
   proxyUrls: string[];
   defaultTimeoutSeconds: number;
+  /** MAX_RUNNING_EXECUTIONS_PER_ORG: an organization's runs going at once across the fleet (unset: no cap). */
+  maxRunningPerOrganization?: number;
+  /** BROWSER_RECYCLE_AFTER_RUNS: Chromium is replaced between runs after this many (default 500). */
+  browserRecycleAfterRuns?: number;
+  /** BROWSER_MAX_RSS_MB: Chromium is replaced between runs once its memory passes this (unset: not checked). */
+  browserMaxRssMb?: number;
   adBlocker?: AdBlocker;
   /** ALLOW_PRIVATE_NETWORK: false refuses bots' requests to private, loopback and link-local addresses. */
   allowPrivateNetwork?: boolean;
@@ -41,7 +56,17 @@ export interface WorkerOptions {
   sweepOrganizationId?: string;
   /** How long SIGTERM waits for runs in flight before handing them back. */
   drainTimeoutMs?: number;
+  /** Signs the screenshot URL sent in `execution.failed` events (the API's key, base URL and TTL). */
+  artifactUrls?: ArtifactUrlSettings;
+  /** The process's metrics and readiness checks (the launcher's); a private set when omitted. */
+  ops?: Ops;
 }
+
+/** BROWSER_RECYCLE_AFTER_RUNS when not told otherwise. */
+const DEFAULT_BROWSER_RECYCLE_AFTER_RUNS = 500;
+
+/** Runs stopped at the drain deadline get this long to go back to the queue. */
+const HAND_BACK_TIMEOUT_MS = 5_000;
 
 /** The worker role: one Chromium, WORKER_CONCURRENCY runs at once, plus the execution sweeper. */
 export const workerRole = defineRole({ name: 'worker', start: startWorkerRole });
@@ -49,6 +74,7 @@ export const startWorker = workerRole.start;
 
 async function startWorkerRole(options: WorkerOptions) {
   const { db, logger } = options;
+  const ops = options.ops ?? createOps();
   const log = logger.child({ role: 'worker' });
   const connection = createRedisConnection(options.redisUrl, 'worker');
   connection.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
@@ -62,9 +88,13 @@ async function startWorkerRole(options: WorkerOptions) {
     extraArgs: options.extraBrowserArgs,
     egressProxyUrl: egressProxy?.url,
     logger: log,
+    onRestart: (reason) => ops.metrics.browserRestarts.inc({ reason }),
+    recycleAfterRuns: options.browserRecycleAfterRuns ?? DEFAULT_BROWSER_RECYCLE_AFTER_RUNS,
+    maxRssMb: options.browserMaxRssMb,
   });
   const cancellations = await listenForCancellations(options.redisUrl, options.queuePrefix, log);
 
+  const shutdown = new AbortController();
   const processor = createExecutionProcessor({
     db,
     queues,
@@ -75,6 +105,10 @@ async function startWorkerRole(options: WorkerOptions) {
     egressGuard: closed ? createEgressGuard() : undefined,
     cancellations,
     defaultTimeoutSeconds: options.defaultTimeoutSeconds,
+    maxRunningPerOrganization: options.maxRunningPerOrganization,
+    artifactUrls: options.artifactUrls,
+    metrics: ops.metrics,
+    shutdownSignal: shutdown.signal,
   });
 
   const worker = consume(
@@ -114,19 +148,36 @@ async function startWorkerRole(options: WorkerOptions) {
   browserHost
     .getBrowser()
     .catch((err: unknown) => log.error({ err: (err as Error).message }, 'Chromium failed to launch'));
+  // Ready while it can run executions: database, Redis, and a browser (relaunched on demand, so a
+  // crashed Chromium that cannot come back makes the worker unready rather than failing runs).
+  const unready = [
+    ops.readiness.add('database', () => pingDatabase(db)),
+    ops.readiness.add('redis', () => redisReady(connection)),
+    ops.readiness.add('browser', () => browserHost.getBrowser()),
+  ];
+  const unwatch = ops.watchQueues([queues.get(executionRun.queue)]);
   log.info({ concurrency: options.concurrency }, 'worker started');
 
   return {
     async stop() {
+      for (const remove of unready) remove();
       const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
-      // Finish runs in flight; past the deadline they are handed back (their locks expire and
-      // another worker re-claims them with a new attempt number). A sweep pass in flight winds
-      // down alongside, under the same deadline (it waits on Redis, which may be away).
+      // Finish runs in flight; at the deadline the ones still going are stopped and their jobs
+      // moved back to the queue, where another worker claims them with a new attempt number
+      // (a job that cannot be moved in time is recovered when its lock expires). A sweep pass
+      // in flight winds down alongside, under the same deadline (it waits on Redis, which may be away).
       const [drained] = await Promise.all([
-        stopWorker(worker, drainTimeoutMs),
+        stopWorker(worker, drainTimeoutMs, {
+          onDrainDeadline: () => {
+            log.warn('runs still in flight at the drain deadline; handing them back to the queue');
+            shutdown.abort();
+          },
+          handBackTimeoutMs: HAND_BACK_TIMEOUT_MS,
+        }),
         settlesWithin(sweeper.stop(), drainTimeoutMs),
       ]);
-      if (!drained) log.warn('runs still in flight at the drain deadline; handing them back');
+      if (!drained) log.warn('runs could not be handed back in time; they return when their locks expire');
+      unwatch();
       await browserHost.close();
       await egressProxy?.close();
       await cancellations.close();

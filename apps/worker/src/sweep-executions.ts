@@ -1,7 +1,7 @@
 import type { Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import { failUnfinishedExecution, listStaleUnfinishedExecutions } from '@botfleet/db';
-import { executionRun, type Queues } from '@botfleet/queue';
+import { enqueueExecutionRuns, executionRun, type Queues } from '@botfleet/queue';
 
 export interface SweepOptions {
   /** A pending row younger than this may still be on its way into Redis. */
@@ -35,7 +35,7 @@ export async function sweepExecutions(
     const job = await queue.getJob(executionRun.jobIdOf({ executionId: row.id }));
     const state = job ? await job.getState() : 'missing';
     if (row.status === 'pending' && (state === 'missing' || state === 'unknown')) {
-      await executionRun.enqueue(queues, { executionId: row.id });
+      await enqueueExecutionRuns(queues, row.organizationId, [row.id]);
       enqueued++;
     } else if (state === 'missing' || state === 'unknown' || state === 'completed' || state === 'failed') {
       // A running row without a live job, or a pending one whose job already ended: no worker

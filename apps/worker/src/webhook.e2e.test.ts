@@ -1,6 +1,5 @@
-import { createLogger, type RoleHandle } from '@botfleet/core';
-import { startDelivery } from '@botfleet/delivery';
-import { startFixtureServer, testRedisUrl, waitUntil, type FixtureServer } from '@botfleet/testkit';
+import type { RoleHandle } from '@botfleet/core';
+import { startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/testkit';
 import { Webhook } from 'standardwebhooks';
 import { createE2eHarness, type E2eHarness } from './testing/e2e-harness';
 
@@ -15,17 +14,7 @@ beforeAll(async () => {
     '/hook': (_req, res) => void res.writeHead(204).end(),
   });
   h = await createE2eHarness();
-  delivery = await startDelivery({
-    db: h.api.db,
-    redisUrl: testRedisUrl(),
-    queuePrefix: h.api.queues.prefix,
-    logger: createLogger({ level: 'silent' }),
-    secretBox: h.api.deps.secretBox,
-    concurrency: 2,
-    allowPrivateNetwork: true,
-    timeoutMs: 2_000,
-    retryDelaysMs: [100],
-  });
+  delivery = await h.startDelivery();
 });
 afterAll(async () => {
   await delivery.stop();

@@ -15,7 +15,38 @@ describe('parseEnv', () => {
       EXECUTION_LOCK_SECONDS: 30,
       STALLED_CHECK_SECONDS: 30,
       SWEEP_INTERVAL_SECONDS: 30,
+      OPS_PORT: 9464,
+      SHUTDOWN_GRACE_SECONDS: 30,
     });
+  });
+
+  it('caps pending runs per organization at 10,000 and leaves the running cap and RSS check off by default', () => {
+    const env = parseEnv({});
+    expect(env.MAX_PENDING_EXECUTIONS_PER_ORG).toBe(10_000);
+    expect(env.MAX_RUNNING_EXECUTIONS_PER_ORG).toBeUndefined();
+    expect(env.BROWSER_RECYCLE_AFTER_RUNS).toBe(500);
+    expect(env.BROWSER_MAX_RSS_MB).toBeUndefined();
+    expect(
+      parseEnv({
+        MAX_PENDING_EXECUTIONS_PER_ORG: '50',
+        MAX_RUNNING_EXECUTIONS_PER_ORG: '4',
+        BROWSER_RECYCLE_AFTER_RUNS: '100',
+        BROWSER_MAX_RSS_MB: '1024',
+      }),
+    ).toMatchObject({
+      MAX_PENDING_EXECUTIONS_PER_ORG: 50,
+      MAX_RUNNING_EXECUTIONS_PER_ORG: 4,
+      BROWSER_RECYCLE_AFTER_RUNS: 100,
+      BROWSER_MAX_RSS_MB: 1024,
+    });
+    for (const [name, bad] of [
+      ['MAX_PENDING_EXECUTIONS_PER_ORG', '0'],
+      ['MAX_RUNNING_EXECUTIONS_PER_ORG', '-1'],
+      ['BROWSER_RECYCLE_AFTER_RUNS', '1.5'],
+      ['BROWSER_MAX_RSS_MB', '10'],
+    ] as const) {
+      expect(() => parseEnv({ [name]: bad })).toThrow(new RegExp(`${name}:`));
+    }
   });
 
   it('keeps every execution unless EXECUTION_RETENTION_DAYS is a positive number of days', () => {
@@ -25,6 +56,13 @@ describe('parseEnv', () => {
     for (const bad of ['0', '-1', '1.5', '30d', '100000']) {
       expect(() => parseEnv({ EXECUTION_RETENTION_DAYS: bad })).toThrow(/EXECUTION_RETENTION_DAYS:/);
     }
+  });
+
+  it('leaves the queues board off unless OPS_ADMIN_TOKEN is a long enough secret', () => {
+    expect(parseEnv({}).OPS_ADMIN_TOKEN).toBeUndefined();
+    expect(parseEnv({ OPS_ADMIN_TOKEN: '' }).OPS_ADMIN_TOKEN).toBeUndefined();
+    expect(parseEnv({ OPS_ADMIN_TOKEN: 'a'.repeat(16) }).OPS_ADMIN_TOKEN).toBe('a'.repeat(16));
+    expect(() => parseEnv({ OPS_ADMIN_TOKEN: 'short' })).toThrow(/OPS_ADMIN_TOKEN: must be at least 16 characters/);
   });
 
   it('closes the private network in production unless told otherwise', () => {

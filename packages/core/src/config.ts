@@ -19,6 +19,10 @@ const commaList = z.string().transform((v) =>
 const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  // /healthz, /readyz and /metrics of every role in the process; 0 turns the ops port off.
+  OPS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  // The Basic password of /admin/queues (Bull Board over every organization's jobs); unset: no board.
+  OPS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/botfleet'),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   PUBLIC_BASE_URL: z.string().url().optional(),
@@ -40,6 +44,8 @@ const EnvSchema = z.object({
     .pipe(z.array(z.string().regex(/^\d+$/, 'must be whole milliseconds').transform(Number)))
     .default(DEFAULT_RETRY_DELAYS_MS),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  // A webhook whose deliveries have all failed for this many days is disabled until a PUT.
+  WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().int().min(1).max(3650).default(5),
   DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -50,6 +56,8 @@ const EnvSchema = z.object({
   EXECUTION_LOCK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
   STALLED_CHECK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
   SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  // The whole SIGTERM drain fits in this; orchestrators should allow a little more.
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   // Unset keeps every execution. The cap keeps the cutoff a valid date.
   EXECUTION_RETENTION_DAYS: z.coerce
     .number({ message: 'must be a whole number of days' })
@@ -58,6 +66,14 @@ const EnvSchema = z.object({
     .max(36_500)
     .optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+  // Back-pressure: a trigger or batch that would leave an organization with more pending runs
+  // than this answers 429; the running cap (unset: none) holds across the whole fleet.
+  MAX_PENDING_EXECUTIONS_PER_ORG: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  MAX_RUNNING_EXECUTIONS_PER_ORG: z.coerce.number().int().min(1).max(100_000).optional(),
+  // A worker replaces its Chromium between runs after this many runs, or once the browser's
+  // memory (resident set of its processes) passes BROWSER_MAX_RSS_MB (unset: not checked).
+  BROWSER_RECYCLE_AFTER_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(500),
+  BROWSER_MAX_RSS_MB: z.coerce.number().int().min(64).max(1_000_000).optional(),
   SCREENSHOT_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
   QUEUE_PREFIX: z
     .string()

@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   unknown_parameter: 400,
   /** A trigger param of the wrong type, or a required one missing. */
   invalid_parameter: 400,
+  /** A Chrome Recorder recording with a step botfleet cannot run; `details` names each (`steps.4`). */
+  invalid_recording: 400,
   /** A request malformed below the level of fields (e.g. a body that fails to decompress). */
   bad_request: 400,
   /** No, malformed, unknown or revoked API key. */

@@ -2,6 +2,9 @@ export * from './ids';
 export * from './errors';
 export * from './secret-box';
 export * from './data-path';
+export * from './stable-hash';
+export * from './webhook-events';
+export * from './artifact-url';
 export * from './templating';
 export * from './config';
 export * from './schemas/common';
@@ -19,9 +22,13 @@ export {
   type AnyStepActionDefinition,
 } from './steps/registry';
 export { NAVIGATION_WAIT_UNTIL } from './steps/actions/goto';
+export * from './steps/element-selector';
+export { normalizeUrl, type NavigationWait } from './steps/navigation-wait';
+export * from './recordings';
 export * from './schemas/params';
 export * from './schemas/execution';
 export * from './schemas/schedule';
+export * from './cron-schedule';
 export * from './schemas/script';
 export * from './schemas/api-key';
 export * from './logger';

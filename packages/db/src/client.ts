@@ -1,5 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient, type Prisma } from './generated/prisma/client';
+import { registerPool } from './prepared-statement';
 import { createStatementNamer } from './statement-names';
 
 export { PrismaClient };
@@ -20,12 +22,17 @@ export interface CreatePrismaClientOptions {
  * pool is pg's and its size is configured here rather than in the connection string.
  */
 export function createPrismaClient(databaseUrl: string, options: CreatePrismaClientOptions = {}): PrismaClient {
-  const adapter = new PrismaPg(
-    {
-      connectionString: databaseUrl,
-      ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
-    },
-    { statementNameGenerator: createStatementNamer() },
-  );
-  return new PrismaClient({ adapter });
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
+  });
+  // One pool for Prisma and for the hot prepared statements (queryPrepared); the adapter ends
+  // it on $disconnect.
+  const adapter = new PrismaPg(pool, { statementNameGenerator: createStatementNamer(), disposeExternalPool: true });
+  // An idle connection that breaks (PostgreSQL restarted) is dropped by pg; without a listener
+  // its 'error' event would end the process. The next query reports the outage.
+  pool.on('error', () => undefined);
+  const client = new PrismaClient({ adapter });
+  registerPool(client, pool);
+  return client;
 }

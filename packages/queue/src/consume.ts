@@ -3,8 +3,15 @@ import { UnrecoverableError, Worker, type Job, type WorkerOptions } from 'bullmq
 import type { z } from 'zod';
 import type { JobDefinition, PayloadSchema } from './define-job';
 
-/** An app's processor: gets the parsed payload, and the BullMQ job for its id and attempts. */
-export type PayloadProcessor<Payload, Result> = (payload: Payload, job: Job<unknown>) => Promise<Result>;
+/**
+ * An app's processor: gets the parsed payload, and the BullMQ job for its id and attempts; the
+ * lock token lets it move its own job (e.g. back to delayed, to make room for other work).
+ */
+export type PayloadProcessor<Payload, Result> = (
+  payload: Payload,
+  job: Job<unknown>,
+  token?: string,
+) => Promise<Result>;
 
 export interface ConsumeOptions extends WorkerOptions {
   /** Where consumer errors and dropped jobs are reported. */
@@ -20,14 +27,14 @@ export function processorFor<Schema extends PayloadSchema, Result>(
   definition: JobDefinition<string, string, Schema>,
   processor: PayloadProcessor<z.output<Schema>, Result>,
   logger: Logger,
-): (job: Job<unknown>) => Promise<Result> {
-  return async (job) => {
+): (job: Job<unknown>, token?: string) => Promise<Result> {
+  return async (job, token) => {
     const payload = definition.schema.safeParse(job.data);
     if (!payload.success) {
       logger.error({ jobId: job.id, job: definition.name }, 'job with an invalid payload dropped');
       throw new UnrecoverableError(`invalid ${definition.name} payload`);
     }
-    return processor(payload.data, job);
+    return processor(payload.data, job, token);
   };
 }
 

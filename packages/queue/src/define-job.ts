@@ -45,6 +45,15 @@ export interface EnqueueableJob<
   jobIdOf(payload: z.input<Schema>, ...key: JobIdArgs<Key>): string;
   /** Parses the payload (a bad one throws before anything reaches Redis) and adds the job. */
   enqueue(queues: QueueLookup<QueueName>, payload: z.input<Schema>, ...args: EnqueueArgs<Key>): Promise<void>;
+  /**
+   * Parses every payload first (one bad payload adds nothing), then adds all jobs in one BullMQ
+   * `addBulk` (one Redis round trip), each with its own overrides and the same id key.
+   */
+  enqueueBulk(
+    queues: QueueLookup<QueueName>,
+    jobs: { payload: z.input<Schema>; overrides?: JobOverrides }[],
+    ...key: JobIdArgs<Key>
+  ): Promise<void>;
 }
 
 const ENQUEUE_TIMEOUT_MS = 3_000;
@@ -117,6 +126,27 @@ export function defineJob<Name extends string, QueueName extends string, Schema 
         queues.get(spec.queue).add(spec.name, data, options),
         ENQUEUE_TIMEOUT_MS,
         `Redis did not accept the ${spec.name} job within ${ENQUEUE_TIMEOUT_MS} ms`,
+      );
+    },
+    async enqueueBulk(
+      queues: QueueLookup<QueueName>,
+      bulk: { payload: z.input<Schema>; overrides?: JobOverrides }[],
+      ...keyArgs: unknown[]
+    ): Promise<void> {
+      if (bulk.length === 0) return;
+      const { key } = split(keyArgs);
+      const jobs = bulk.map(({ payload, overrides }) => {
+        const data = spec.schema.parse(payload);
+        const jobId = rule(data, key);
+        assertJobId(jobId);
+        const opts: JobsOptions = { ...spec.options, ...overrides, jobId };
+        if (opts.delay !== undefined) opts.delay = Math.max(0, Math.round(opts.delay));
+        return { name: spec.name, data, opts };
+      });
+      await withTimeout(
+        queues.get(spec.queue).addBulk(jobs),
+        ENQUEUE_TIMEOUT_MS,
+        `Redis did not accept ${jobs.length} ${spec.name} jobs within ${ENQUEUE_TIMEOUT_MS} ms`,
       );
     },
   });

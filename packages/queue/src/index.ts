@@ -6,3 +6,5 @@ export * from './queues';
 export * from './cancel-channel';
 export * from './schedules';
 export * from './stop-worker';
+export * from './redis-ready';
+export * from './fair-share';

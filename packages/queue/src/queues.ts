@@ -4,6 +4,8 @@ import type { QueueName } from './jobs';
 
 export interface Queues {
   readonly prefix: string;
+  /** The connection the queues share, for scripts on keys beside them (fair-share.ts). */
+  readonly connection: IORedis;
   get(name: QueueName): Queue;
   close(): Promise<void>;
 }
@@ -17,6 +19,7 @@ export function createQueues(connection: IORedis, prefix: string): Queues {
   let closed = false;
   return {
     prefix,
+    connection,
     get(name) {
       // After close, a late caller (an attempt that outlived its role's shutdown) must fail, not
       // quietly open a fresh Redis connection that nothing will ever close.

@@ -1,5 +1,6 @@
 import { settlesWithin } from '@botfleet/core';
 import { chromium, type Browser } from 'playwright-core';
+import { readChromiumRssBytes } from './chromium-rss';
 import { silentLogger, type RunnerLogger } from './logger';
 
 /** Flags every launch gets: no sandbox (containers), no GPU, and no background traffic of Chromium's own. */
@@ -31,11 +32,36 @@ export interface BrowserHostOptions {
   logger?: RunnerLogger;
   /** Launch timeout; Playwright's default (3 min) is far too patient for a worker. */
   launchTimeoutMs?: number;
+  /** Told each time a browser is replaced: lost (crashed), or recycled after its runs or memory (for a metric). */
+  onRestart?: (reason: BrowserRestartReason) => void;
+  /** BROWSER_RECYCLE_AFTER_RUNS: a browser that has served this many runs is replaced between runs. */
+  recycleAfterRuns?: number;
+  /** BROWSER_MAX_RSS_MB: a browser whose processes use more memory than this is replaced between runs. */
+  maxRssMb?: number;
+  /** Reads the memory the host's Chromium processes use (default: /proc; null where unknown). For tests. */
+  readRssBytes?: () => Promise<number | null>;
 }
+
+export type BrowserRestartReason = 'disconnected' | 'runs' | 'memory';
+
+/** A run's hold on the browser; release it once the run's context is closed. */
+export interface BrowserLease {
+  readonly browser: Browser;
+  release(): void;
+}
+
+/** How often the memory of the browser is read at most: /proc walks are cheap, not free. */
+const RSS_CHECK_INTERVAL_MS = 5_000;
 
 export interface BrowserHost {
   /** The process's one Chromium, launched (or relaunched after a crash) on demand. */
   getBrowser(): Promise<Browser>;
+  /**
+   * The browser for one run. When the current browser is due for recycling (runs served, memory)
+   * the run gets a fresh one instead; the old one closes once its last run releases it, so
+   * recycling never cuts a run short.
+   */
+  acquire(): Promise<BrowserLease>;
   /** Closes the browser and waits for its processes to exit. Later getBrowser calls reject. */
   close(): Promise<void>;
 }
@@ -54,6 +80,41 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
   let browser: Browser | null = null;
   let launching: Promise<Browser> | null = null;
   let closed = false;
+  // Set when a browser died under us, so the next launch counts as a restart.
+  let lost = false;
+  // Runs served and runs in flight per browser; retired browsers close when their last run ends.
+  const usage = new Map<Browser, { served: number; active: number }>();
+  const retired = new Set<Browser>();
+  let rssCheckedAt = 0;
+
+  async function recycleReason(current: Browser): Promise<BrowserRestartReason | null> {
+    const served = usage.get(current)?.served ?? 0;
+    if (options.recycleAfterRuns !== undefined && served >= options.recycleAfterRuns) return 'runs';
+    if (options.maxRssMb === undefined || Date.now() - rssCheckedAt < RSS_CHECK_INTERVAL_MS) return null;
+    rssCheckedAt = Date.now();
+    const rss = await (options.readRssBytes ?? readChromiumRssBytes)().catch(() => null);
+    return rss !== null && rss > options.maxRssMb * 1024 * 1024 ? 'memory' : null;
+  }
+
+  function retire(old: Browser, reason: BrowserRestartReason): void {
+    if (browser === old) browser = null;
+    retired.add(old);
+    logger.info(
+      { reason, served: usage.get(old)?.served ?? 0 },
+      'Chromium recycled; the old one closes after its runs',
+    );
+    options.onRestart?.(reason);
+    closeIfIdle(old);
+  }
+
+  function closeIfIdle(old: Browser): void {
+    if (!retired.has(old) || (usage.get(old)?.active ?? 0) > 0) return;
+    usage.delete(old);
+    void settlesWithin(
+      old.close().catch((error: unknown) => logger.warn({ err: error }, 'Closing a recycled Chromium failed')),
+      CLOSE_TIMEOUT_MS,
+    ).finally(() => retired.delete(old));
+  }
 
   async function launch(): Promise<Browser> {
     const started = Date.now();
@@ -71,6 +132,10 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     });
     launched.on('disconnected', () => {
       if (browser === launched) browser = null;
+      usage.delete(launched);
+      // A recycled browser closing is planned, not lost.
+      if (retired.delete(launched)) return;
+      if (!closed) lost = true;
       if (!closed)
         logger.warn(
           { executablePath: options.executablePath },
@@ -81,7 +146,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     return launched;
   }
 
-  return {
+  const host: BrowserHost = {
     async getBrowser() {
       if (closed) throw new Error('Browser host is closed');
       if (browser?.isConnected()) return browser;
@@ -94,6 +159,10 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
             throw new Error('Browser host is closed');
           }
           browser = launched;
+          if (lost) {
+            lost = false;
+            options.onRestart?.('disconnected');
+          }
           return launched;
         })
         .finally(() => {
@@ -102,8 +171,40 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       return launching;
     },
 
+    async acquire() {
+      const current = browser?.isConnected() ? browser : null;
+      if (current && !launching) {
+        const reason = await recycleReason(current);
+        if (reason && browser === current) retire(current, reason);
+      }
+      const leased = await host.getBrowser();
+      const use = usage.get(leased) ?? { served: 0, active: 0 };
+      usage.set(leased, use);
+      use.served++;
+      use.active++;
+      let released = false;
+      return {
+        browser: leased,
+        release() {
+          if (released) return;
+          released = true;
+          use.active--;
+          closeIfIdle(leased);
+        },
+      };
+    },
+
     async close() {
       closed = true;
+      // Runs still holding a recycled browser are over by now (the worker drains first).
+      await Promise.all(
+        [...retired].map((old) =>
+          settlesWithin(
+            old.close().catch(() => undefined),
+            CLOSE_TIMEOUT_MS,
+          ),
+        ),
+      );
       const pending = launching ? await launching.catch(() => null) : null;
       const current = browser ?? pending;
       browser = null;
@@ -115,4 +216,5 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
         logger.error({}, `Chromium did not close within ${CLOSE_TIMEOUT_MS} ms`);
     },
   };
+  return host;
 }

@@ -1,8 +1,8 @@
 import { after, NAVIGATION_WAIT_UNTIL, settlesWithin, type Capabilities } from '@botfleet/core';
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { installAdBlocking, loadAdBlocker, type AdBlocker } from './ad-blocker';
 import { installEgressGuard, type EgressGuard } from './egress-guard';
-import type { BrowserHost } from './browser-host';
+import type { BrowserHost, BrowserLease } from './browser-host';
 import { buildContextOptions, redactProxyUrl } from './context-options';
 import { briefErrorMessage, isTimeoutError } from './error-message';
 import { executionTimedOutMessage, InfrastructureError, StepFailedError } from './errors';
@@ -102,16 +102,18 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
     return fail(briefErrorMessage(error));
   }
 
-  let browser: Browser;
+  let lease: BrowserLease;
   try {
-    browser = await browserHost.getBrowser();
+    lease = await browserHost.acquire();
   } catch (error) {
     throw new InfrastructureError(`Chromium could not be started: ${briefErrorMessage(error)}`, { cause: error });
   }
+  const { browser } = lease;
   let context: BrowserContext;
   try {
     context = await browser.newContext(contextOptions);
   } catch (error) {
+    lease.release();
     throw new InfrastructureError(`Could not create a browser context: ${briefErrorMessage(error)}`, { cause: error });
   }
   if (proxyUrl) session.log('info', 'runner', `Routing browser traffic through proxy ${redactProxyUrl(proxyUrl)}`);
@@ -198,6 +200,8 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
     if (onAbort) options.signal?.removeEventListener('abort', onAbort);
     if (blockedRequests > 0) session.log('info', 'runner', `Blocked ${blockedRequests} ad and tracker requests`);
     await closeContext(context);
+    // Only now may a browser due for recycling close: this run is out of it.
+    lease.release();
   }
 }
 

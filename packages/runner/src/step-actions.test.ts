@@ -13,7 +13,7 @@ import { createMemorySession, useBrowserFixture, type MemorySession } from './te
 
 const ACTIONS_PAGE = `<!doctype html><title>Actions</title>
 <h1 id="title">  Actions  </h1>
-<input id="q">
+<input id="q" aria-label="Search query">
 <select id="size"><option value="s">Small</option><option value="l">Large</option></select>
 <label><input type="checkbox" id="agree"> agree</label>
 <label><input type="checkbox" id="news" checked> news</label>
@@ -26,6 +26,18 @@ const ACTIONS_PAGE = `<!doctype html><title>Actions</title>
 <p id="late" hidden>late</p>
 <div style="height: 3000px"></div>
 <p id="footer">bottom</p>
+<div style="height: 400px; overflow: hidden">
+<button id="dbl" ondblclick="note('double-clicked')" oncontextmenu="note('right-clicked'); return false">Twice</button>
+<a id="next" href="/next?from=link">next page</a>
+<div id="host"></div>
+<iframe id="frame" srcdoc="<button onclick='parent.note(&quot;framed&quot;)'>In the frame</button>"></iframe>
+<div id="box" style="height: 50px; overflow: auto"><div style="height: 500px">tall</div></div>
+</div>
+<script>
+  const shadow = document.getElementById('host').attachShadow({ mode: 'open' });
+  shadow.innerHTML = '<button class="inner">Shadowed</button>';
+  shadow.querySelector('button').addEventListener('click', () => note('shadowed'));
+</script>
 <script>
   window.events = [];
   function note(event) { window.events.push(event); }
@@ -41,6 +53,8 @@ interface PageState {
   agree: boolean;
   news: boolean;
   scrolledDown: boolean;
+  width: number;
+  boxScroll: number;
 }
 
 function readPageState(page: Page): Promise<PageState> {
@@ -52,6 +66,8 @@ function readPageState(page: Page): Promise<PageState> {
     agree: (document.getElementById('agree') as HTMLInputElement).checked,
     news: (document.getElementById('news') as HTMLInputElement).checked,
     scrolledDown: window.scrollY > 1000,
+    width: window.innerWidth,
+    boxScroll: (document.getElementById('box') as HTMLElement).scrollTop,
   }));
 }
 
@@ -79,6 +95,45 @@ const CASES: AgreementCases = {
   ],
   click: [
     { name: 'a button', steps: [{ action: 'click', selector: '#go' }], expected: { page: { events: ['clicked'] } } },
+    {
+      name: 'selector alternatives: the first that matches wins, and the output names it',
+      steps: [
+        { action: 'click', selector: [['#gone'], 'xpath//html/body/button[@id="go"]', '#go'], timeout: 5_000 },
+        { action: 'click', selector: ['aria/TWICE[role="button"]'], clickCount: 2 },
+        { action: 'click', selector: ['text/twice'], button: 'right' },
+      ],
+      expected: {
+        page: { events: ['clicked', 'double-clicked', 'right-clicked'] },
+        outputs: [
+          { selector: 'xpath//html/body/button[@id="go"]' },
+          { selector: 'aria/TWICE[role="button"]' },
+          { selector: 'text/twice' },
+        ],
+      },
+    },
+    {
+      name: 'chains through a shadow root, a frame path, a roleless aria name',
+      steps: [
+        { action: 'click', selector: [['#host', 'button.inner']] },
+        { action: 'click', selector: [['aria/In the frame']], frame: [0] },
+        { action: 'click', selector: [['#frame', 'button']] },
+        { action: 'click', selector: ['pierce/#host button'] },
+      ],
+      expected: {
+        page: { events: ['shadowed', 'framed', 'framed', 'shadowed'] },
+        outputs: [
+          { selector: ['#host', 'button.inner'] },
+          { selector: ['aria/In the frame'] },
+          { selector: ['#frame', 'button'] },
+          { selector: 'pierce/#host button' },
+        ],
+      },
+    },
+    {
+      name: 'a link, waiting for the navigation it starts',
+      steps: [{ action: 'click', selector: ['#next'], waitForNavigation: {} }],
+      expected: { page: { path: '/next?from=link' } },
+    },
   ],
   hover: [
     {
@@ -94,6 +149,17 @@ const CASES: AgreementCases = {
     { name: 'a checkbox', steps: [{ action: 'uncheck', selector: '#news' }], expected: { page: { news: false } } },
   ],
   fill: [
+    {
+      name: 'alternatives: an input by its aria name, then a <select> by its option label',
+      steps: [
+        { action: 'fill', selector: [['aria/Search query']], value: 'shoes' },
+        { action: 'fill', selector: [['#size']], value: 'Large' },
+      ],
+      expected: {
+        page: { q: 'shoes', size: 'l' },
+        outputs: [{ selector: ['aria/Search query'] }, { selector: ['#size'] }],
+      },
+    },
     {
       name: 'templated text',
       steps: [{ action: 'fill', selector: '#q', value: '{{params.q}} size 42' }],
@@ -127,6 +193,29 @@ const CASES: AgreementCases = {
       ],
       expected: {},
     },
+    {
+      name: 'counts, visibility, attributes, properties and an expression',
+      steps: [
+        { action: 'waitFor', selector: [['.nothing'], ['.item']], count: 2 },
+        { action: 'waitFor', selector: ['.item'], count: 1, operator: '>=', attributes: { 'data-sku': 'b2' } },
+        { action: 'waitFor', selector: '#late', visible: true, timeout: 5_000 },
+        { action: 'waitFor', selector: ['#gone'], count: 0 },
+        { action: 'waitFor', selector: ['#q'], properties: { value: '', type: 'text' } },
+        { action: 'waitFor', expression: 'document.getElementById("late").hidden === false', timeout: 5_000 },
+        { action: 'waitFor', expression: 'document.body.textContent.includes("In the frame")', frame: [0] },
+      ],
+      expected: {
+        outputs: [
+          { selector: ['.item'] },
+          { selector: '.item' },
+          { selector: '#late' },
+          { selector: '#gone' },
+          { selector: '#q' },
+          null,
+          null,
+        ],
+      },
+    },
   ],
   scroll: [
     {
@@ -135,6 +224,21 @@ const CASES: AgreementCases = {
       expected: { page: { scrolledDown: true } },
     },
     { name: 'the page to the bottom', steps: [{ action: 'scroll' }], expected: { page: { scrolledDown: true } } },
+    {
+      name: 'the page and an element to a point',
+      steps: [
+        { action: 'scroll', x: 0, y: 1500 },
+        { action: 'scroll', selector: [['#box']], x: 0, y: 60 },
+      ],
+      expected: { page: { scrolledDown: true, boxScroll: 60 }, outputs: [null, { selector: ['#box'] }] },
+    },
+  ],
+  setViewport: [
+    {
+      name: 'a smaller viewport',
+      steps: [{ action: 'setViewport', width: 640, height: 480 }],
+      expected: { page: { width: 640 } },
+    },
   ],
   extract: [
     {

@@ -1,4 +1,12 @@
-import { describeStep, fillTemplates, findStepAction, stepActionOf, withTimeout, type Step } from '@botfleet/core';
+import {
+  describeSelector,
+  describeStep,
+  fillTemplates,
+  findStepAction,
+  stepActionOf,
+  withTimeout,
+  type Step,
+} from '@botfleet/core';
 import type { Page } from 'playwright-core';
 import { briefErrorMessage, isTimeoutError, stripAnsi } from './error-message';
 import { StepFailedError } from './errors';
@@ -110,12 +118,12 @@ function withWatchdog<T>(work: Promise<T>, afterMs: number, reportedMs: number):
  * line). The call log itself stays out: it is long and mostly retries.
  */
 function failureMessage(step: Step, error: unknown, timeoutMs: number): string {
-  const selector = 'selector' in step ? step.selector : undefined;
+  const selector = 'selector' in step && step.selector !== undefined ? describeSelector(step.selector) : undefined;
   if (!isTimeoutError(error) && !(error instanceof WatchdogTimeout)) return briefErrorMessage(error);
   if (selector === undefined) return `Timeout ${timeoutMs}ms exceeded`;
   const log = error instanceof Error ? stripAnsi(error.message) : '';
-  if (!log.includes('locator resolved to')) return `Timeout ${timeoutMs}ms exceeded waiting for selector "${selector}"`;
+  if (!log.includes('locator resolved to')) return `Timeout ${timeoutMs}ms exceeded waiting for selector ${selector}`;
   const reasons = log.match(/element is [^\n]+/g);
   const reason = reasons ? ` (${reasons[reasons.length - 1]!.trim()})` : '';
-  return `Timeout ${timeoutMs}ms exceeded waiting for "${selector}" to be ready${reason}`;
+  return `Timeout ${timeoutMs}ms exceeded waiting for ${selector} to be ready${reason}`;
 }

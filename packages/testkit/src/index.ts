@@ -8,3 +8,6 @@ export * from './receiver';
 export * from './http-proxy';
 export * from './processes';
 export * from './redis';
+export * from './free-port';
+export * from './redis-server';
+export * from './recording-sites';

@@ -50,7 +50,13 @@ describe('deliverWebhook', () => {
     const logger = recordingLogger();
     const result = await deliverWebhook({ ...base(`${target.url}/hooks`), auth: 'hmac', secret }, { ...allow, logger });
 
-    expect(result).toEqual({ ok: true, statusCode: 200, error: null, durationMs: expect.any(Number) });
+    expect(result).toEqual({
+      ok: true,
+      statusCode: 200,
+      error: null,
+      durationMs: expect.any(Number),
+      retryAfterMs: null,
+    });
     const [received] = target.requests;
     expect(received!.body).toBe('{"name":"Widget","price":9.5}');
     expect(received!.headers).toMatchObject({
@@ -93,6 +99,7 @@ describe('deliverWebhook', () => {
       statusCode: 500,
       error: 'receiver answered HTTP 500',
       durationMs: expect.any(Number),
+      retryAfterMs: null,
     });
     const internal = await receiver();
     const redirecting = await receiver((_req, res) => res.writeHead(302, { location: internal.url }).end());
@@ -231,6 +238,7 @@ describe('deliverWebhook', () => {
         statusCode: null,
         error: `login at 127.0.0.1:${login.port} answered HTTP 401`,
         durationMs: expect.any(Number),
+        retryAfterMs: null,
       });
       expect(target.connections()).toBe(0);
     });

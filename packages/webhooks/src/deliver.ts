@@ -4,6 +4,7 @@ import type { ConnectionPool } from './connection-pool';
 import { HttpPostError, JwtLoginError } from './errors';
 import { httpPost, type HttpPostResponse } from './http-post';
 import type { JwtTokenCache } from './jwt-token-cache';
+import { parseRetryAfterMs } from './retry-policy';
 import { signPayload } from './sign';
 
 export interface DeliveryRequest {
@@ -12,7 +13,10 @@ export interface DeliveryRequest {
   /** The bot's organization: JWT tokens are cached per organization and never shared across them. */
   organizationId: string;
   botId: string;
-  executionId: string;
+  /** Absent for a test send, which belongs to no execution. */
+  executionId?: string;
+  /** Sent as `x-botfleet-event` (default `execution.completed`). */
+  event?: string;
   url: string;
   auth: WebhookAuth;
   secret?: string;
@@ -49,7 +53,12 @@ export interface DeliveryResult {
   /** Safe to store and show: never contains the secret, password or token. */
   error: string | null;
   durationMs: number;
+  /** How long the receiver asked us to wait (`Retry-After` on a 429 or 503), or null. */
+  retryAfterMs: number | null;
 }
+
+/** The answers whose `Retry-After` the receiver means for us. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 const USER_AGENT = 'botfleet-webhooks/1';
 
@@ -59,9 +68,9 @@ function baseHeaders(request: DeliveryRequest, timestamp: number): Record<string
     'user-agent': USER_AGENT,
     'webhook-id': request.deliveryId,
     'webhook-timestamp': String(timestamp),
-    'x-botfleet-event': 'execution.completed',
+    'x-botfleet-event': request.event ?? 'execution.completed',
     'x-botfleet-bot-id': request.botId,
-    'x-botfleet-execution-id': request.executionId,
+    ...(request.executionId ? { 'x-botfleet-execution-id': request.executionId } : {}),
   };
 }
 
@@ -113,6 +122,7 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
       statusCode: response.statusCode,
       error: ok ? null : `receiver answered HTTP ${response.statusCode}`,
       durationMs: Math.round(performance.now() - started),
+      retryAfterMs: RETRY_AFTER_STATUSES.has(response.statusCode) ? parseRetryAfterMs(response.retryAfter) : null,
     };
   } catch (err) {
     if (!(err instanceof HttpPostError || err instanceof JwtLoginError || err instanceof MisconfiguredWebhook))
@@ -122,11 +132,13 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
       statusCode: null,
       error: redact(err.message, secrets),
       durationMs: Math.round(performance.now() - started),
+      retryAfterMs: null,
     };
   }
 
   const fields = {
     deliveryId: request.deliveryId,
+    event: request.event ?? 'execution.completed',
     botId: request.botId,
     executionId: request.executionId,
     host: hostOf(request.url),

@@ -34,6 +34,8 @@ export interface HttpPostResponse {
   body: string;
   truncated: boolean;
   durationMs: number;
+  /** The receiver's `Retry-After` header as given, or null. */
+  retryAfter: string | null;
 }
 
 function parseTarget(rawUrl: string): URL {
@@ -108,6 +110,7 @@ export function httpPost(request: HttpPostRequest, options: HttpPostOptions): Pr
               body: Buffer.concat(chunks).toString('utf8'),
               truncated,
               durationMs: elapsed(),
+              retryAfter: typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : null,
             }),
           res.complete && !truncated,
         );

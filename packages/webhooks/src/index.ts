@@ -21,6 +21,6 @@ export {
   type DeliveryResult,
   type DeliveryLogger,
 } from './deliver';
-export { nextRetryDelayMs } from './retry-policy';
+export { nextRetryDelayMs, retryDelayMs, parseRetryAfterMs } from './retry-policy';
 export { HttpPostError, DestinationRefusedError, JwtLoginError, type HttpPostErrorKind } from './errors';
 export { createConnectionPool, type ConnectionPool, type ConnectionPoolOptions } from './connection-pool';

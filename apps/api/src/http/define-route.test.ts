@@ -49,6 +49,7 @@ const noteRoute = defineRoute(
   {
     method: 'post',
     path: '/bots/:botId/notes',
+    operationId: 'addNote',
     tag: 'Notes',
     summary: 'Echo a note about a bot',
     permission: 'write',
@@ -207,6 +208,7 @@ describe('types', () => {
     const base = {
       method: 'get',
       path: '/x/:executionId',
+      operationId: 'x',
       tag: 'T',
       summary: 's',
       permission: 'read',

@@ -1,4 +1,5 @@
 import { AppError, type ErrorCode, type Logger } from '@botfleet/core';
+import { isUniqueViolation } from '@botfleet/db';
 import type { NextFunction, Request, Response } from 'express';
 
 interface HttpLikeError {
@@ -79,7 +80,7 @@ function toAppError(err: unknown): AppError | null {
   const clientError = fromClientErrorStatus(httpish ?? {});
   if (clientError) return clientError;
   if (httpish?.code === 'P2025') return new AppError('not_found', 'Resource not found');
-  if (httpish?.code === 'P2002') return new AppError('conflict', 'Resource already exists');
+  if (isUniqueViolation(err)) return new AppError('conflict', 'Resource already exists');
   if (isDependencyDown(err)) return new AppError('unavailable', 'A backing service is unavailable; retry shortly');
   return null;
 }

@@ -29,8 +29,18 @@ function hasBody(req: Request): boolean {
  * the contract: 415 for another content type, 400 invalid_json, 413 over the limit, 408 when the
  * body has not arrived within `timeoutMs` (a slow-loris holds nothing for long).
  */
-export function jsonBody(options: { limitBytes: number; timeoutMs: number }) {
-  const readText = express.text({ type: () => true, limit: options.limitBytes });
+export function jsonBody(options: { limitBytes: number | ((req: Request) => number); timeoutMs: number }) {
+  const limitOf = typeof options.limitBytes === 'number' ? () => options.limitBytes as number : options.limitBytes;
+  // One reader per limit in use (a few: the API's, and a route's own such as a recording's).
+  const readers = new Map<number, ReturnType<typeof express.text>>();
+  const readerFor = (limit: number) => {
+    let reader = readers.get(limit);
+    if (!reader) {
+      reader = express.text({ type: () => true, limit });
+      readers.set(limit, reader);
+    }
+    return reader;
+  };
 
   return function parseJsonBody(req: Request, res: Response, next: NextFunction): void {
     if (!['POST', 'PUT', 'PATCH'].includes(req.method) || !hasBody(req)) {
@@ -58,7 +68,7 @@ export function jsonBody(options: { limitBytes: number; timeoutMs: number }) {
         ),
       );
     }, options.timeoutMs);
-    readText(req, res, (err?: unknown) => {
+    readerFor(limitOf(req))(req, res, (err?: unknown) => {
       clearTimeout(deadline);
       if (settled) return;
       settled = true;

@@ -33,13 +33,24 @@ export type ResourceLoader<P, T> = (input: LoaderInput<P>) => Promise<T>;
 export interface RouteResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /** Headers the route sets on this response (e.g. `Location`), by name, with what they carry. */
+  headers?: Record<string, string>;
+  /** The body's media type when it is not JSON (an artifact's `image/png`); documented as binary. */
+  mediaType?: string;
 }
 
 export interface RouteDefinition<P extends Schema, Q extends Schema, B extends Schema, H extends HeadersSchema, L> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express-style path below /api/v1. */
   path: string;
+  /**
+   * The name generated clients give the call (`listBots`, `triggerExecution`): verb first, unique
+   * across the API, and stable, because SDK users' code calls it by this name.
+   */
+  operationId: string;
   summary: string;
+  /** Longer prose for the reference page, when the summary does not say enough. */
+  description?: string;
   tag: string;
   /** Permission the key needs; `null` for public routes. */
   permission: Permission | null;
@@ -54,6 +65,8 @@ export interface RouteDefinition<P extends Schema, Q extends Schema, B extends S
   headers?: H;
   /** Resources the path names, loaded in this order; each reaches the handler under its key. */
   load?: L;
+  /** A body limit of the route's own instead of the API's (a recording may be larger than other bodies). */
+  bodyLimitBytes?: number;
   responses: Record<number, RouteResponseSpec>;
 }
 

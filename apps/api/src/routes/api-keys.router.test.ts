@@ -66,3 +66,19 @@ describe('API keys', () => {
     expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(field);
   });
 });
+
+describe('GET /api-keys/current', () => {
+  it.each(['read', 'write', 'admin'] as const)('tells a %s key its own permission, without key material', async (p) => {
+    const res = await request(h.app).get('/api/v1/api-keys/current').set(org.auth(p));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      name: p,
+      permission: p,
+      keyPrefix: org.keys[p].slice(0, 10),
+      createdAt: expect.any(Number),
+    });
+    // lastUsedAt is recorded after the request is answered, so it may still read null here.
+    expect(Object.keys(res.body).sort()).toEqual(['createdAt', 'id', 'keyPrefix', 'lastUsedAt', 'name', 'permission']);
+  });
+});

@@ -1,5 +1,5 @@
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, listOf, notFound } from '@botfleet/core';
-import { createApiKey, listApiKeys, revokeApiKey } from '@botfleet/db';
+import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { toApiKeyView, toCreatedApiKeyView } from '../views/api-key.view';
@@ -12,6 +12,7 @@ export function apiKeyRoutes({ db }: ApiDeps, onKeyRevoked: (keyId: string) => v
       {
         method: 'post',
         path: '/api-keys',
+        operationId: 'createApiKey',
         tag: 'API keys',
         summary: 'Create an API key in the caller’s organization (the key is shown only here)',
         permission: 'admin',
@@ -27,6 +28,7 @@ export function apiKeyRoutes({ db }: ApiDeps, onKeyRevoked: (keyId: string) => v
       {
         method: 'get',
         path: '/api-keys',
+        operationId: 'listApiKeys',
         tag: 'API keys',
         summary: 'List the organization’s active API keys (no secrets)',
         permission: 'admin',
@@ -39,8 +41,29 @@ export function apiKeyRoutes({ db }: ApiDeps, onKeyRevoked: (keyId: string) => v
     ),
     defineRoute(
       {
+        method: 'get',
+        path: '/api-keys/current',
+        operationId: 'getCurrentApiKey',
+        tag: 'API keys',
+        summary: 'The key making this request: its name and permission (no secret)',
+        description:
+          'Lets a client (the console, a script) learn what its key may do before offering an action, ' +
+          'instead of finding out from a 403.',
+        permission: 'read',
+        responses: { 200: { description: 'The caller’s key', schema: ApiKeySchema } },
+      },
+      async ({ auth }) => {
+        const key = await findApiKey(db, auth.keyId);
+        // Revoked between authentication and this query: answer as the authenticator would have.
+        if (!key || key.revokedAt) throw notFound('API key');
+        return { status: 200, body: toApiKeyView(key) };
+      },
+    ),
+    defineRoute(
+      {
         method: 'delete',
         path: '/api-keys/:keyId',
+        operationId: 'revokeApiKey',
         tag: 'API keys',
         summary: 'Revoke an API key',
         permission: 'admin',

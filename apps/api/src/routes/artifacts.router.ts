@@ -22,13 +22,14 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/artifacts/:artifactId',
+        operationId: 'getArtifact',
         tag: 'Execution results',
         summary: 'Download an artifact (a PNG screenshot) through a signed, expiring URL; no API key',
         permission: null,
         params: ArtifactParams,
         query: SignatureQuery,
         responses: {
-          200: { description: 'The file (image/png)' },
+          200: { description: 'The file', mediaType: 'image/png' },
           403: { description: 'The signature is wrong or expired' },
         },
       },

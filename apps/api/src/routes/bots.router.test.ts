@@ -31,6 +31,7 @@ describe('POST /api/v1/bots', () => {
       status: 'active',
       tags: ['shop', 'daily'],
       description: 'daily prices',
+      retry: { attempts: 0, delaySeconds: 0 },
       createdAt: expect.any(Number),
       updatedAt: expect.any(Number),
     });
@@ -182,5 +183,92 @@ describe('GET, PATCH and DELETE /api/v1/bots/:botId', () => {
     const res = await request(h.app).get('/api/v1/bots/bot_doesnotexist').set(org.auth('read'));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: { code: 'not_found', message: 'Bot not found' } });
+  });
+});
+
+describe('POST /api/v1/bots with a Chrome Recorder recording', () => {
+  const RECORDING = {
+    title: 'Search the shop',
+    steps: [
+      { type: 'navigate', url: 'https://shop.example/search' },
+      { type: 'change', target: 'main', selectors: [['aria/Search'], ['#q']], value: 'boots' },
+      { type: 'keyDown', target: 'main', key: 'Enter' },
+      { type: 'keyUp', target: 'main', key: 'Enter', assertedEvents: [{ type: 'navigation' }] },
+      { type: 'emulateNetworkConditions', download: 1, upload: 1, latency: 1 },
+    ],
+  };
+  const steps = async (botId: string) =>
+    (await request(h.app).get(`/api/v1/bots/${botId}/steps`).set(org.auth('read'))).body.data;
+
+  it('takes the name from the title and the targetUrl from the first navigate, and the steps from the recording', async () => {
+    const res = await createBot({ recording: RECORDING, tags: ['recorded'] });
+    expect(res.status).toBe(201);
+    expect(res.headers.location).toBe(`/api/v1/bots/${res.body.id}`);
+    expect(res.body).toMatchObject({
+      name: 'Search the shop',
+      targetUrl: 'https://shop.example/search',
+      kind: 'extraction',
+      tags: ['recorded'],
+      warnings: [
+        { recordingStep: 4, message: "step type 'emulateNetworkConditions' is not supported and was skipped" },
+      ],
+    });
+    expect(await steps(res.body.id)).toEqual([
+      { index: 0, action: 'fill', selector: [['aria/Search'], ['#q']], value: 'boots' },
+      { index: 1, action: 'press', key: 'Enter', waitForNavigation: {} },
+    ]);
+    const scripts = (await request(h.app).get(`/api/v1/bots/${res.body.id}/scripts`).set(org.auth('read'))).body.data;
+    expect(scripts).toEqual([expect.objectContaining({ origin: 'generated', active: true })]);
+  });
+
+  it('keeps a given name and targetUrl, then the first navigate is a step', async () => {
+    const res = await createBot({
+      recording: RECORDING,
+      name: 'Mine',
+      targetUrl: 'https://shop.example/',
+      kind: 'action',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'Mine', targetUrl: 'https://shop.example/', kind: 'action' });
+    expect((await steps(res.body.id))[0]).toEqual({ index: 0, action: 'goto', url: 'https://shop.example/search' });
+  });
+
+  it.each([
+    [
+      'a recording without navigate and no targetUrl',
+      { recording: { title: 't', steps: [] } },
+      'validation_error',
+      'targetUrl',
+    ],
+    [
+      'a first navigate that is not http(s)',
+      { recording: { title: 't', steps: [{ type: 'navigate', url: 'chrome://settings' }] } },
+      'validation_error',
+      'targetUrl',
+    ],
+    ['a recording that is not an object', { recording: 'x' }, 'validation_error', 'recording'],
+    ['steps not an array', { recording: { title: 't', steps: 'x' } }, 'validation_error', 'recording.steps'],
+    [
+      'a refused step',
+      {
+        recording: { title: 't', steps: [{ type: 'customStep', name: 'x', parameters: {} }] },
+        targetUrl: 'https://a.example',
+      },
+      'invalid_recording',
+      'steps.0',
+    ],
+    ['neither a recording nor a name', { targetUrl: 'https://a.example' }, 'validation_error', 'name'],
+  ])('refuses %s and creates nothing', async (_case, body, code, path) => {
+    const before = (await request(h.app).get('/api/v1/bots?limit=100').set(org.auth('read'))).body.data.length;
+    const res = await createBot(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(code);
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+    expect((await request(h.app).get('/api/v1/bots?limit=100').set(org.auth('read'))).body.data).toHaveLength(before);
+  });
+
+  it('answers 413 for a recording past 5 MiB', async () => {
+    const res = await createBot({ recording: { ...RECORDING, padding: 'x'.repeat(5 * 1024 * 1024) } });
+    expect(res.status).toBe(413);
   });
 });

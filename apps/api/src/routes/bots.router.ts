@@ -1,7 +1,9 @@
 import {
   BotDetailSchema,
   BotSummarySchema,
-  CreateBotSchema,
+  CreateBotRequestSchema,
+  CreatedBotSchema,
+  MAX_RECORDING_BYTES,
   notFound,
   pageOf,
   PaginationQuerySchema,
@@ -10,6 +12,7 @@ import {
 import { createBot, deleteBot, listBots, updateBot } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
+import { createBotFromRecording } from '../services/bot-from-recording';
 import { toBotDetail, toBotSummary } from '../views/bot.view';
 import { toPageView } from '../views/collection.view';
 import { BotParams } from './path-params';
@@ -21,6 +24,7 @@ export function botRoutes({ db }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/bots',
+        operationId: 'listBots',
         tag: 'Bots',
         summary: 'List the organization’s bots, newest first',
         permission: 'read',
@@ -39,14 +43,27 @@ export function botRoutes({ db }: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/bots',
+        operationId: 'createBot',
         tag: 'Bots',
-        summary: 'Create a bot',
+        summary: 'Create a bot, or one from a Chrome DevTools Recorder recording (its steps, name and targetUrl)',
         permission: 'write',
-        body: CreateBotSchema,
-        responses: { 201: { description: 'The created bot', schema: BotDetailSchema } },
+        body: CreateBotRequestSchema,
+        bodyLimitBytes: MAX_RECORDING_BYTES,
+        responses: {
+          201: { description: 'The created bot', schema: CreatedBotSchema, headers: { Location: 'Path of the bot' } },
+        },
       },
       async ({ auth, body }) => {
-        const bot = await createBot(db, auth.organizationId, body);
+        const { recording } = body;
+        if (recording !== undefined) {
+          const { bot, warnings } = await createBotFromRecording(db, auth.organizationId, { ...body, recording });
+          const location = { Location: `/api/v1/bots/${bot.id}` };
+          return { status: 201, body: { ...toBotDetail(bot), warnings }, headers: location };
+        }
+        const { name, targetUrl } = body;
+        // The schema requires both without a recording; this only tells TypeScript.
+        if (name === undefined || targetUrl === undefined) throw new Error('name and targetUrl are required');
+        const bot = await createBot(db, auth.organizationId, { ...body, name, targetUrl });
         return { status: 201, body: toBotDetail(bot), headers: { Location: `/api/v1/bots/${bot.id}` } };
       },
     ),
@@ -54,6 +71,7 @@ export function botRoutes({ db }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/bots/:botId',
+        operationId: 'getBot',
         tag: 'Bots',
         summary: 'Get a bot',
         permission: 'read',
@@ -67,8 +85,9 @@ export function botRoutes({ db }: ApiDeps): Route[] {
       {
         method: 'patch',
         path: '/bots/:botId',
+        operationId: 'updateBot',
         tag: 'Bots',
-        summary: 'Update a bot (name, description, targetUrl, tags, status)',
+        summary: 'Update a bot (name, description, targetUrl, tags, status, retry policy)',
         permission: 'write',
         params: BotParams,
         body: UpdateBotSchema,
@@ -84,6 +103,7 @@ export function botRoutes({ db }: ApiDeps): Route[] {
       {
         method: 'delete',
         path: '/bots/:botId',
+        operationId: 'deleteBot',
         tag: 'Bots',
         summary: 'Delete a bot with its executions, steps, scripts, schedule and artifacts',
         permission: 'write',

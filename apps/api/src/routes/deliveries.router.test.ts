@@ -61,6 +61,8 @@ describe('GET /executions/:executionId/deliveries', () => {
       data: [
         {
           id,
+          executionId: expect.stringMatching(/^exe_/),
+          event: 'execution.completed',
           status: 'pending',
           url: 'https://hooks.example/in',
           auth: 'hmac',
@@ -131,13 +133,18 @@ describe('GET /executions/:executionId/deliveries', () => {
     const res = await request(h.app).get('/api/v1/openapi.json');
     const op = res.body.paths['/executions/{executionId}/deliveries'].get;
     const schema = op.responses['200'].content['application/json'].schema;
-    expect(Object.keys(schema.properties.data.items.properties).sort()).toEqual(
+    // A delivery is a shared component, referred to wherever one appears.
+    expect(schema.properties.data.items).toEqual({ $ref: '#/components/schemas/Delivery' });
+    const delivery = res.body.components.schemas.Delivery;
+    expect(Object.keys(delivery.properties).sort()).toEqual(
       [
         'attemptCount',
         'attempts',
         'auth',
         'completedAt',
         'createdAt',
+        'event',
+        'executionId',
         'id',
         'lastError',
         'nextAttemptAt',

@@ -1,4 +1,4 @@
-import { TimestampSchema, WebhookAuthSchema } from '@botfleet/core';
+import { PaginationQuerySchema, TimestampSchema, WebhookAuthSchema, WebhookEventSchema } from '@botfleet/core';
 import { z } from 'zod';
 
 export const DeliveryAttemptSchema = z.object({
@@ -10,7 +10,9 @@ export const DeliveryAttemptSchema = z.object({
 });
 
 export const DeliverySchema = z.object({
-  id: z.string().describe('Also sent as the `webhook-id` header, the same on every retry'),
+  id: z.string().describe('Also sent as the `webhook-id` header, the same on every retry and redelivery'),
+  executionId: z.string(),
+  event: WebhookEventSchema.describe('Sent as the `x-botfleet-event` header'),
   status: z.enum(['pending', 'succeeded', 'failed']),
   url: z.string(),
   auth: WebhookAuthSchema,
@@ -22,3 +24,14 @@ export const DeliverySchema = z.object({
   attempts: z.array(DeliveryAttemptSchema),
 });
 export type DeliveryView = z.infer<typeof DeliverySchema>;
+
+export const DeliveryListQuerySchema = PaginationQuerySchema.extend({
+  status: DeliverySchema.shape.status.optional().describe('Only deliveries in this state'),
+});
+
+export const WebhookTestResultSchema = z.object({
+  delivered: z.boolean().describe('The receiver answered 2xx'),
+  statusCode: z.number().int().nullable().describe('The receiver’s HTTP status; null when it gave none'),
+  durationMs: z.number().int(),
+  error: z.string().nullable(),
+});

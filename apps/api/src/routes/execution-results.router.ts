@@ -29,6 +29,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/executions/:executionId/steps',
+        operationId: 'listStepOutputs',
         tag: 'Execution results',
         summary: 'All step outputs of an execution, by index',
         permission: 'read',
@@ -45,6 +46,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/executions/:executionId/steps/:index',
+        operationId: 'getStepOutput',
         tag: 'Execution results',
         summary: 'The output of the step at a zero-based index',
         permission: 'read',
@@ -62,6 +64,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/executions/:executionId/extract',
+        operationId: 'getExtract',
         tag: 'Execution results',
         summary: 'Extracted data of a completed execution (404 until it completed with data)',
         permission: 'read',
@@ -78,6 +81,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/executions/:executionId/failure',
+        operationId: 'getFailure',
         tag: 'Execution results',
         summary: 'Why a failed execution failed, with a signed URL of the screenshot taken then',
         permission: 'read',
@@ -95,6 +99,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/executions/:executionId/logs',
+        operationId: 'listLogs',
         tag: 'Execution results',
         summary: 'Runner, script and system logs of an execution, in order',
         permission: 'read',

@@ -44,6 +44,7 @@ describe('POST /api/v1/bots/:botId/executions', () => {
       status: 'pending',
       trigger: 'api',
       params: { query: 'boots', maxPrice: 20.5, pages: 2, express: false },
+      attempt: 1,
       createdAt: expect.any(Number),
       startedAt: null,
       completedAt: null,

@@ -4,19 +4,39 @@ import {
   notFound,
   pageOf,
   settlesWithin,
-  PaginationQuerySchema,
   TimestampSchema,
   TriggerBodySchema,
 } from '@botfleet/core';
-import { cancelExecution, findExecution, latestExecution, latestExtract, listExecutions } from '@botfleet/db';
-import { cancelChannel, executionRun } from '@botfleet/queue';
+import {
+  cancelBotExecutions,
+  cancelExecution,
+  findBotForTrigger,
+  findExecution,
+  latestExecution,
+  latestExtract,
+  listExecutions,
+  listOrganizationExecutions,
+  type ExecutionFilter,
+} from '@botfleet/db';
+import { cancelChannel, executionRun, webhookDeliver } from '@botfleet/queue';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
+import { triggerBatch } from '../services/trigger-batch';
 import { triggerExecution } from '../services/trigger-execution';
 import { toPageView } from '../views/collection.view';
 import { toExecutionView, toTriggerReceiptView } from '../views/execution.view';
 import { toLatestExtractView } from '../views/extract.view';
+import {
+  BatchBodySchema,
+  BatchReceiptSchema,
+  BulkCancelBodySchema,
+  BulkCancelResultSchema,
+  ExecutionListQuerySchema,
+  OrganizationExecutionListQuerySchema,
+  RerunBodySchema,
+  type ExecutionListQuery,
+} from './executions.schema';
 import { BotParams, ExecutionParams } from './path-params';
 import { botOfCaller, botToTrigger, executionOfCaller } from './resource-loaders';
 
@@ -38,6 +58,7 @@ export function executionRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/bots/:botId/executions',
+        operationId: 'triggerExecution',
         tag: 'Executions',
         summary: 'Trigger a run of the bot; params are checked against the manifest',
         permission: 'write',
@@ -46,8 +67,16 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         headers: TriggerHeadersSchema,
         load: { bot: botToTrigger },
         responses: {
-          202: { description: 'Accepted; the execution is pending', schema: TriggerResponseSchema },
-          200: { description: 'The execution first created with this Idempotency-Key', schema: TriggerResponseSchema },
+          202: {
+            description: 'Accepted; the execution is pending',
+            schema: TriggerResponseSchema,
+            headers: { Location: 'Path of the execution' },
+          },
+          200: {
+            description: 'The execution first created with this Idempotency-Key',
+            schema: TriggerResponseSchema,
+            headers: { Location: 'Path of the execution' },
+          },
           409: { description: 'The bot is paused' },
         },
       },
@@ -69,16 +98,21 @@ export function executionRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/bots/:botId/executions',
+        operationId: 'listExecutions',
         tag: 'Executions',
-        summary: 'List the bot’s executions, newest first',
+        summary: 'List the bot’s executions, newest first (filters: status, trigger, created range)',
         permission: 'read',
         params: BotParams,
-        query: PaginationQuerySchema,
+        query: ExecutionListQuerySchema,
         load: { bot: botOfCaller },
         responses: { 200: { description: 'A page of executions', schema: pageOf(ExecutionSchema) } },
       },
       async ({ bot, query }) => {
-        const page = await listExecutions(db, bot.id, { limit: query.limit, cursor: query.cursor });
+        const page = await listExecutions(db, bot.id, {
+          limit: query.limit,
+          cursor: query.cursor,
+          filter: filterOf(query),
+        });
         const now = Date.now();
         return { status: 200, body: toPageView(page, (e) => toExecutionView(e, now)) };
       },
@@ -86,7 +120,118 @@ export function executionRoutes(deps: ApiDeps): Route[] {
     defineRoute(
       {
         method: 'get',
+        path: '/executions',
+        operationId: 'listOrganizationExecutions',
+        tag: 'Executions',
+        summary: 'List the organization’s executions across its bots, newest first (filters as for a bot, plus botId)',
+        permission: 'read',
+        query: OrganizationExecutionListQuerySchema,
+        responses: { 200: { description: 'A page of executions', schema: pageOf(ExecutionSchema) } },
+      },
+      async ({ auth, query }) => {
+        const page = await listOrganizationExecutions(db, auth.organizationId, {
+          limit: query.limit,
+          cursor: query.cursor,
+          filter: { ...filterOf(query), ...(query.botId ? { botId: query.botId } : {}) },
+        });
+        const now = Date.now();
+        return { status: 200, body: toPageView(page, (e) => toExecutionView(e, now)) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/bots/:botId/executions/batch',
+        operationId: 'triggerExecutionBatch',
+        tag: 'Executions',
+        summary: 'Trigger up to 1,000 runs of the bot at once; one bad run refuses them all',
+        permission: 'write',
+        params: BotParams,
+        body: BatchBodySchema,
+        load: { bot: botToTrigger },
+        responses: {
+          202: { description: 'Accepted; one pending execution per run, in order', schema: BatchReceiptSchema },
+          409: { description: 'The bot is paused' },
+        },
+      },
+      async ({ auth, bot, body }) => {
+        const ids = await triggerBatch(deps, { organizationId: auth.organizationId, bot, runs: body.runs });
+        return { status: 202, body: { data: ids.map((executionId) => ({ executionId, status: 'pending' as const })) } };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/bots/:botId/executions/cancel',
+        operationId: 'cancelBotExecutions',
+        tag: 'Executions',
+        summary: 'Cancel the bot’s pending (and optionally running) executions',
+        permission: 'write',
+        params: BotParams,
+        body: BulkCancelBodySchema,
+        load: { bot: botOfCaller },
+        responses: { 200: { description: 'How many executions were cancelled', schema: BulkCancelResultSchema } },
+      },
+      async ({ auth, bot, body }) => {
+        const statuses = body.status ?? ['pending'];
+        const { executionIds, deliveryIds } = await cancelBotExecutions(db, {
+          organizationId: auth.organizationId,
+          botId: bot.id,
+          statuses,
+        });
+        // Best effort, as for one cancel: the rows are final already, so a job that stays queued
+        // ends at its claim and a worker that misses the message cannot write its result.
+        const queue = deps.queues.get(executionRun.queue);
+        await settlesWithin(
+          Promise.allSettled([
+            ...executionIds.map((executionId) => queue.remove(executionRun.jobIdOf({ executionId }))),
+            ...(statuses.includes('running')
+              ? executionIds.map((id) => deps.redis.publish(cancelChannel(deps.queues.prefix), id))
+              : []),
+            ...deliveryIds.map((deliveryId) => webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 })),
+          ]),
+          2_000,
+        );
+        return { status: 200, body: { cancelled: executionIds.length } };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/executions/:executionId/rerun',
+        operationId: 'rerunExecution',
+        tag: 'Executions',
+        summary: 'Run an execution again with its params (or new ones); the new one has trigger "rerun"',
+        permission: 'write',
+        params: ExecutionParams,
+        body: RerunBodySchema,
+        load: { execution: executionOfCaller },
+        responses: {
+          202: { description: 'Accepted; the new execution is pending', schema: TriggerResponseSchema },
+          409: { description: 'The bot is paused' },
+        },
+      },
+      async ({ auth, execution, body }) => {
+        const bot = await findBotForTrigger(db, auth.organizationId, execution.botId);
+        if (!bot) throw notFound('Bot');
+        const { execution: rerun } = await triggerExecution(deps, {
+          organizationId: auth.organizationId,
+          bot,
+          params: body.params ?? (execution.params as Record<string, unknown>),
+          rerunOf: execution.id,
+        });
+        return {
+          status: 202,
+          body: toTriggerReceiptView(rerun),
+          headers: { Location: `/api/v1/executions/${rerun.id}` },
+        };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
         path: '/bots/:botId/latest-execution',
+        operationId: 'getLatestExecution',
         tag: 'Executions',
         summary: 'The bot’s most recent execution, whatever its outcome',
         permission: 'read',
@@ -104,6 +249,7 @@ export function executionRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/bots/:botId/latest-extract',
+        operationId: 'getLatestExtract',
         tag: 'Executions',
         summary: 'Extracted data of the bot’s most recent successful execution',
         permission: 'read',
@@ -121,6 +267,7 @@ export function executionRoutes(deps: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/executions/:executionId',
+        operationId: 'getExecution',
         tag: 'Executions',
         summary: 'Get an execution',
         permission: 'read',
@@ -134,6 +281,7 @@ export function executionRoutes(deps: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/executions/:executionId/cancel',
+        operationId: 'cancelExecution',
         tag: 'Executions',
         summary: 'Cancel a pending or running execution',
         permission: 'write',
@@ -158,6 +306,10 @@ export function executionRoutes(deps: ApiDeps): Route[] {
           Promise.allSettled([
             deps.queues.get(executionRun.queue).remove(executionRun.jobIdOf({ executionId: cancelled.id })),
             deps.redis.publish(cancelChannel(deps.queues.prefix), cancelled.id),
+            // execution.cancelled events; a lost enqueue is found by the delivery sweeper.
+            ...cancelled.deliveryIds.map((deliveryId) =>
+              webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 }),
+            ),
           ]),
           2_000,
         );
@@ -165,4 +317,14 @@ export function executionRoutes(deps: ApiDeps): Route[] {
       },
     ),
   ];
+}
+
+/** The list filters as the repository takes them. */
+function filterOf(query: ExecutionListQuery): ExecutionFilter {
+  return {
+    ...(query.status ? { status: query.status.split(',') as ExecutionFilter['status'] } : {}),
+    ...(query.trigger ? { trigger: query.trigger } : {}),
+    ...(query.createdAfter !== undefined ? { createdAfter: new Date(query.createdAfter) } : {}),
+    ...(query.createdBefore !== undefined ? { createdBefore: new Date(query.createdBefore) } : {}),
+  };
 }

@@ -13,6 +13,7 @@ export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/bots/:botId/manifest',
+        operationId: 'getManifest',
         tag: 'Manifest',
         summary: 'Get the bot’s manifest (secrets masked)',
         permission: 'read',
@@ -26,6 +27,7 @@ export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
       {
         method: 'put',
         path: '/bots/:botId/manifest',
+        operationId: 'updateManifest',
         tag: 'Manifest',
         summary: 'Replace manifest sections; absent sections stay, omitted or masked secrets are kept',
         permission: 'write',

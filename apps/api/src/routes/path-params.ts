@@ -17,3 +17,4 @@ export const BotParams = z.strictObject({ botId: resourceId('bot', 'Bot') });
 export const ExecutionParams = z.strictObject({ executionId: resourceId('exe', 'Execution') });
 export const ApiKeyParams = z.strictObject({ keyId: resourceId('key', 'API key') });
 export const ArtifactParams = z.strictObject({ artifactId: resourceId('art', 'Artifact') });
+export const DeliveryParams = z.strictObject({ deliveryId: resourceId('dlv', 'Delivery') });

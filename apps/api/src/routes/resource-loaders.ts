@@ -2,6 +2,7 @@ import { notFound } from '@botfleet/core';
 import {
   findBot,
   findBotForTrigger,
+  findDeliveryOfOrganization,
   findExecution,
   findExecutionSummary,
   findScript,
@@ -29,6 +30,7 @@ function loaderOf<P, T>(what: string, find: (input: LoaderInput<P>) => Promise<T
 }
 
 type BotPath = { botId: string };
+type DeliveryWithAttempts = NonNullable<Awaited<ReturnType<typeof findDeliveryOfOrganization>>>;
 type ExecutionPath = { executionId: string };
 
 /** The bot of `:botId`. */
@@ -49,6 +51,12 @@ export const scriptOfCaller = loaderOf<BotPath & { scriptId: string }, Script>('
 /** The execution of `:executionId`, without its extracted data (the routes that show it load it). */
 export const executionOfCaller = loaderOf<ExecutionPath, ExecutionSummary>('Execution', ({ db, auth, params }) =>
   findExecutionSummary(db, auth.organizationId, params.executionId),
+);
+
+/** The webhook delivery of `:deliveryId`, with its attempts. */
+export const deliveryOfCaller = loaderOf<{ deliveryId: string }, DeliveryWithAttempts>(
+  'Delivery',
+  ({ db, auth, params }) => findDeliveryOfOrganization(db, auth.organizationId, params.deliveryId),
 );
 
 /** The execution of `:executionId` with its extracted data. */

@@ -1,3 +1,4 @@
+import { cronRunsAfter } from '@botfleet/core';
 import { deleteBotsOfOrganization, findSchedule } from '@botfleet/db';
 import { scheduleTick } from '@botfleet/queue';
 import { deletePrefixedKeys } from '@botfleet/testkit';
@@ -32,13 +33,15 @@ const getSchedule = (botId: string, o: TestOrg = org) =>
   request(h.app).get(`/api/v1/bots/${botId}/schedule`).set(o.auth('read'));
 const putSchedule = (botId: string, body: object, o: TestOrg = org) =>
   request(h.app).put(`/api/v1/bots/${botId}/schedule`).set(o.auth('write')).send(body);
+/** What an interval schedule (or one never set) shows of the cron-era fields. */
+const NOT_CRON = { cron: null, timezone: 'UTC', overlap: 'skip', params: {}, nextRuns: [] };
 const jobScheduler = (botId: string) => h.queues.get(scheduleTick.queue).getJobScheduler(`bot-${botId}`);
 
 describe('GET /api/v1/bots/:botId/schedule', () => {
   it('answers a never-set schedule with nulls and active false', async () => {
     const res = await getSchedule(await newBot());
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ interval: null, active: false, nextRunAt: null, lastRunAt: null });
+    expect(res.body).toEqual({ ...NOT_CRON, interval: null, active: false, nextRunAt: null, lastRunAt: null });
   });
 });
 
@@ -49,7 +52,14 @@ describe('PUT /api/v1/bots/:botId/schedule', () => {
     const res = await putSchedule(botId, { interval: 120, active: true });
     const after = Date.now();
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ interval: 120, active: true, nextRunAt: expect.any(Number), lastRunAt: null });
+    expect(res.body).toEqual({
+      ...NOT_CRON,
+      interval: 120,
+      active: true,
+      nextRunAt: expect.any(Number),
+      lastRunAt: null,
+      nextRuns: expect.any(Array),
+    });
     expect(res.body.nextRunAt).toBeGreaterThanOrEqual(before + 120_000);
     expect(res.body.nextRunAt).toBeLessThanOrEqual(after + 120_000);
     expect((await getSchedule(botId)).body).toEqual(res.body);
@@ -82,7 +92,7 @@ describe('PUT /api/v1/bots/:botId/schedule', () => {
     await putSchedule(botId, { interval: 60, active: true });
     const res = await putSchedule(botId, { interval: 90, active: false });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ interval: 90, active: false, nextRunAt: null, lastRunAt: null });
+    expect(res.body).toEqual({ ...NOT_CRON, interval: 90, active: false, nextRunAt: null, lastRunAt: null });
     expect((await getSchedule(botId)).body).toEqual(res.body);
     expect(await jobScheduler(botId)).toBeUndefined();
     expect(await findSchedule(h.db, botId)).toMatchObject({ nextRunAt: null });
@@ -93,7 +103,7 @@ describe('PUT /api/v1/bots/:botId/schedule', () => {
     await request(h.app).patch(`/api/v1/bots/${botId}`).set(org.auth('write')).send({ status: 'paused' });
     const res = await putSchedule(botId, { interval: 60, active: true });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ interval: 60, active: true, nextRunAt: null, lastRunAt: null });
+    expect(res.body).toEqual({ ...NOT_CRON, interval: 60, active: true, nextRunAt: null, lastRunAt: null });
     expect(await jobScheduler(botId)).toBeUndefined();
   });
 
@@ -101,7 +111,13 @@ describe('PUT /api/v1/bots/:botId/schedule', () => {
     const botId = await newBot();
     const put = await putSchedule(botId, { interval: 60, active: true });
     await request(h.app).patch(`/api/v1/bots/${botId}`).set(org.auth('write')).send({ status: 'paused' });
-    expect((await getSchedule(botId)).body).toEqual({ interval: 60, active: true, nextRunAt: null, lastRunAt: null });
+    expect((await getSchedule(botId)).body).toEqual({
+      ...NOT_CRON,
+      interval: 60,
+      active: true,
+      nextRunAt: null,
+      lastRunAt: null,
+    });
     await request(h.app).patch(`/api/v1/bots/${botId}`).set(org.auth('write')).send({ status: 'active' });
     expect((await getSchedule(botId)).body.nextRunAt).toBe(put.body.nextRunAt);
   });
@@ -122,7 +138,7 @@ describe('PUT /api/v1/bots/:botId/schedule', () => {
     ['interval null', { interval: null, active: true }, 'interval'],
     ['active missing', { interval: 60 }, 'active'],
     ['active not a boolean', { interval: 60, active: 'yes' }, 'active'],
-    ['unknown field', { interval: 60, active: true, cron: '* * * * *' }, 'cron'],
+    ['unknown field', { interval: 60, active: true, every: 60 }, 'every'],
   ])('rejects %s with a 400 naming the field and changes nothing', async (_case, body, field) => {
     const botId = await newBot();
     const res = await putSchedule(botId, body);
@@ -169,6 +185,85 @@ describe('access', () => {
       expect(res.body.error.code).toBe('not_found');
     }
     expect(await findSchedule(h.db, botId)).toBeNull();
+    expect(await jobScheduler(botId)).toBeUndefined();
+  });
+});
+
+describe('cron schedules', () => {
+  it('arms a cron in its zone: nextRunAt and nextRuns are the zone’s occurrences, and BullMQ fires at the first', async () => {
+    const botId = await newBot();
+    const before = new Date();
+    const res = await putSchedule(botId, { cron: '0 9 * * 1-5', timezone: 'Europe/Paris', active: true });
+    expect(res.status).toBe(200);
+    const expected = cronRunsAfter('0 9 * * 1-5', 'Europe/Paris', before, 5);
+    expect(res.body).toEqual({
+      interval: null,
+      cron: '0 9 * * 1-5',
+      timezone: 'Europe/Paris',
+      overlap: 'skip',
+      params: {},
+      active: true,
+      nextRunAt: expected[0],
+      lastRunAt: null,
+      nextRuns: expected,
+    });
+    expect((await getSchedule(botId)).body).toEqual(res.body);
+    expect(await jobScheduler(botId)).toMatchObject({ pattern: '0 9 * * 1-5', tz: 'Europe/Paris', next: expected[0] });
+  });
+
+  it('lists nextRuns for an interval schedule too, one interval apart', async () => {
+    const res = await putSchedule(await newBot(), { interval: 60, active: true, overlap: 'allow' });
+    const { nextRunAt, nextRuns, overlap } = res.body;
+    expect(overlap).toBe('allow');
+    expect(nextRuns).toEqual([0, 1, 2, 3, 4].map((i) => nextRunAt + i * 60_000));
+  });
+
+  it('setting a cron clears the interval, and the reverse, re-arming the job scheduler each time', async () => {
+    const botId = await newBot();
+    await putSchedule(botId, { interval: 60, active: true });
+    const cron = await putSchedule(botId, { cron: '*/5 * * * *', active: true });
+    expect(cron.body).toMatchObject({ interval: null, cron: '*/5 * * * *', timezone: 'UTC' });
+    expect(await jobScheduler(botId)).toMatchObject({ pattern: '*/5 * * * *', next: cron.body.nextRunAt });
+    expect((await jobScheduler(botId))?.every).toBeUndefined();
+    const interval = await putSchedule(botId, { interval: 60, active: true });
+    expect(interval.body).toMatchObject({ interval: 60, cron: null });
+    expect(await jobScheduler(botId)).toMatchObject({ every: 60_000, next: interval.body.nextRunAt });
+  });
+
+  it('keeps schedule params, checked against the bot’s parameters like a trigger', async () => {
+    const botId = await h.newBot(
+      org,
+      { name: 'action', kind: 'action' },
+      { manifest: { parameters: [{ name: 'city', type: 'string', required: true }] } },
+    );
+    botOwners.add(org.id);
+    const missing = await putSchedule(botId, { interval: 60, active: true });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details).toEqual([expect.objectContaining({ path: 'params.city' })]);
+    const wrong = await putSchedule(botId, { interval: 60, active: true, params: { city: 7 } });
+    expect(wrong.status).toBe(400);
+    expect(await findSchedule(h.db, botId)).toBeNull();
+    const ok = await putSchedule(botId, { interval: 60, active: true, params: { city: 'Oslo' } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.params).toEqual({ city: 'Oslo' });
+  });
+
+  it.each([
+    ['a cron of 4 fields', { cron: '0 9 * *', active: true }, 'cron'],
+    ['a cron out of range', { cron: '0 25 * * *', active: true }, 'cron'],
+    ['a cron that is not one', { cron: 'every monday', active: true }, 'cron'],
+    ['a seconds cron below the minimum', { cron: '*/10 * * * * *', active: true }, 'cron'],
+    ['an unknown zone', { cron: '0 9 * * *', timezone: 'Europe/Atlantis', active: true }, 'timezone'],
+    ['both interval and cron', { interval: 60, cron: '0 9 * * *', active: true }, 'cron'],
+    ['an unknown overlap', { interval: 60, overlap: 'queue', active: true }, 'overlap'],
+  ])('rejects %s with a 400 naming the field and changes nothing', async (_case, body, field) => {
+    const botId = await newBot();
+    await putSchedule(botId, { interval: 60, active: false });
+    const before = await findSchedule(h.db, botId);
+    const res = await putSchedule(botId, body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(field);
+    expect(await findSchedule(h.db, botId)).toEqual(before);
     expect(await jobScheduler(botId)).toBeUndefined();
   });
 });

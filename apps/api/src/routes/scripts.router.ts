@@ -31,6 +31,7 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
       {
         method: 'get',
         path: '/bots/:botId/scripts',
+        operationId: 'listScripts',
         tag: 'Scripts',
         summary: 'The bot’s scripts: the one generated from its steps and any handwritten ones',
         permission: 'read',
@@ -44,6 +45,7 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
       {
         method: 'post',
         path: '/bots/:botId/scripts',
+        operationId: 'createScript',
         tag: 'Scripts',
         summary: 'Add a handwritten script; with active: true it runs instead of the steps',
         permission: 'write',
@@ -62,6 +64,7 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
       {
         method: 'patch',
         path: '/bots/:botId/scripts/:scriptId',
+        operationId: 'updateScript',
         tag: 'Scripts',
         summary: 'Rename, edit or (de)activate a script; activating one deactivates the others',
         permission: 'write',
@@ -89,6 +92,7 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
       {
         method: 'delete',
         path: '/bots/:botId/scripts/:scriptId',
+        operationId: 'deleteScript',
         tag: 'Scripts',
         summary: 'Delete a handwritten script',
         permission: 'write',

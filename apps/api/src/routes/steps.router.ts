@@ -1,5 +1,16 @@
-import { indexSteps, listOf, PutStepsSchema, StepSchema } from '@botfleet/core';
+import {
+  exportRecording,
+  importRecording,
+  indexSteps,
+  listOf,
+  MAX_RECORDING_BYTES,
+  PutStepsSchema,
+  RecordingSchema,
+  RecordingWarningSchema,
+  StepSchema,
+} from '@botfleet/core';
 import { loadSteps, replaceStepsAndScript } from '@botfleet/db';
+import { z } from 'zod';
 import { generateScript } from '@botfleet/runner';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
@@ -9,25 +20,71 @@ import { botOfCaller } from './resource-loaders';
 
 const StepsResponseSchema = listOf(StepSchema);
 
+const StepsFormatQuerySchema = z.object({
+  format: z
+    .enum(['botfleet', 'recorder'])
+    .optional()
+    .describe('`recorder`: the steps as a Chrome DevTools Recorder recording (a JSON file Chrome can import)'),
+});
+
+const ImportResponseSchema = StepsResponseSchema.extend({
+  warnings: z.array(RecordingWarningSchema).describe('What the import skipped or changed, by 0-based recording step'),
+});
+
 export function stepRoutes({ db }: ApiDeps): Route[] {
   return [
     defineRoute(
       {
         method: 'get',
         path: '/bots/:botId/steps',
+        operationId: 'listSteps',
         tag: 'Steps',
-        summary: 'The bot’s recorded steps, ordered by index',
+        summary: 'The bot’s recorded steps, ordered by index (or as a Chrome Recorder recording)',
         permission: 'read',
         params: BotParams,
+        query: StepsFormatQuerySchema,
         load: { bot: botOfCaller },
-        responses: { 200: { description: 'The steps', schema: StepsResponseSchema } },
+        responses: {
+          200: {
+            description: 'The steps; with `format=recorder`, a recording',
+            schema: z.union([StepsResponseSchema, RecordingSchema]),
+          },
+        },
       },
-      async ({ bot }) => ({ status: 200, body: toListView(await loadSteps(db, bot.id)) }),
+      async ({ bot, query }) => {
+        const steps = await loadSteps(db, bot.id);
+        if (query.format === 'recorder') return { status: 200, body: exportRecording(steps, bot) };
+        return { status: 200, body: toListView(steps) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'post',
+        path: '/bots/:botId/steps/import',
+        operationId: 'importRecording',
+        tag: 'Steps',
+        summary:
+          'Replace the steps with a Chrome DevTools Recorder recording (regenerates the generated script); ' +
+          'a recording with a step that cannot run (400 invalid_recording) changes nothing',
+        permission: 'write',
+        params: BotParams,
+        body: RecordingSchema,
+        bodyLimitBytes: MAX_RECORDING_BYTES,
+        load: { bot: botOfCaller },
+        responses: { 200: { description: 'The new steps, and what was skipped', schema: ImportResponseSchema } },
+      },
+      async ({ bot, body }) => {
+        const imported = importRecording(body, { targetUrl: bot.targetUrl });
+        const steps = indexSteps(imported.steps);
+        await replaceStepsAndScript(db, bot.id, steps, generateScript(steps));
+        return { status: 200, body: { ...toListView(await loadSteps(db, bot.id)), warnings: imported.warnings } };
+      },
     ),
     defineRoute(
       {
         method: 'put',
         path: '/bots/:botId/steps',
+        operationId: 'replaceSteps',
         tag: 'Steps',
         summary: 'Replace all recorded steps (regenerates the bot’s generated script)',
         permission: 'write',

@@ -1,9 +1,14 @@
-import type { Logger } from '@botfleet/core';
-import { findSchedule, saveSchedule, setScheduleNextRun, type Bot, type Db, type Schedule } from '@botfleet/db';
-import { armSchedule, disarmSchedule, seriesStart, type Queues } from '@botfleet/queue';
+import { scheduleSpecOf, validateParams, type Logger, type ParameterDefinition } from '@botfleet/core';
+import { findSchedule, saveSchedule, setScheduleNextRun, type Db, type Schedule } from '@botfleet/db';
+import { armPlan, armSchedule, disarmSchedule, type Queues } from '@botfleet/queue';
 
+/** A schedule as PUT sets it: exactly one of `intervalSeconds` and `cron`. */
 export interface ScheduleSettings {
-  intervalSeconds: number;
+  intervalSeconds: number | null;
+  cron: string | null;
+  timezone: string;
+  overlap: 'skip' | 'allow';
+  params: Record<string, unknown>;
   active: boolean;
 }
 
@@ -18,16 +23,19 @@ export interface ApplyScheduleDeps {
  * change takes effect without waiting for a reconcile pass. The row is written first and is
  * the truth: if Redis refuses, the reconciler arms or disarms it within one period.
  *
- * `nextRunAt` is the slot the armed scheduler fires next: one interval from now when the
- * schedule starts (or its interval changes), unchanged when an active schedule is saved again
- * as it was, and null when it does not fire (inactive, or the bot is paused).
+ * `params` are checked against the bot's declared parameters like a trigger's, so a scheduled
+ * run cannot fail on them later. `nextRunAt` is the slot the armed scheduler fires next: the
+ * first interval or cron occurrence after now when the schedule starts (or its timing changes),
+ * unchanged when an active schedule is saved again with the same timing, and null when it does
+ * not fire (inactive, or the bot is paused).
  */
 export async function applySchedule(
   deps: ApplyScheduleDeps,
-  bot: Pick<Bot, 'id' | 'status'>,
+  bot: { id: string; status: 'active' | 'paused'; parameters: ParameterDefinition[] },
   settings: ScheduleSettings,
 ): Promise<Schedule> {
   const { db, queues, logger } = deps;
+  validateParams(bot.parameters, settings.params);
   if (!settings.active || bot.status !== 'active') {
     const schedule = await saveSchedule(db, bot.id, { ...settings, nextRunAt: null });
     await runOrDefer(logger, bot.id, () => disarmSchedule(queues, bot.id));
@@ -35,15 +43,21 @@ export async function applySchedule(
   }
 
   const existing = await findSchedule(db, bot.id);
-  const unchanged = existing !== null && existing.active && existing.intervalSeconds === settings.intervalSeconds;
-  const startAt = seriesStart(unchanged ? existing.nextRunAt : null, settings.intervalSeconds, new Date());
-  let schedule = await saveSchedule(db, bot.id, { ...settings, nextRunAt: startAt });
+  const unchanged =
+    existing !== null &&
+    existing.active &&
+    existing.intervalSeconds === settings.intervalSeconds &&
+    existing.cron === settings.cron &&
+    existing.timezone === settings.timezone;
+  const now = new Date();
+  const plan = armPlan(bot.id, scheduleSpecOf(settings), unchanged ? existing.nextRunAt : null, now);
+  let schedule = await saveSchedule(db, bot.id, { ...settings, nextRunAt: plan.first });
   await runOrDefer(logger, bot.id, async () => {
-    const slot = await armSchedule(queues, { botId: bot.id, intervalSeconds: settings.intervalSeconds, startAt });
-    // BullMQ keeps the slot of a scheduler already armed with this interval: report that one.
+    const slot = await armSchedule(queues, plan.input);
+    // BullMQ keeps the slot of a scheduler already armed with this timing: report that one.
     if (
       slot !== null &&
-      slot !== startAt.getTime() &&
+      slot !== plan.first?.getTime() &&
       (await setScheduleNextRun(db, bot.id, new Date(slot), { onlyIfActive: true }))
     ) {
       schedule = { ...schedule, nextRunAt: new Date(slot) };

@@ -16,7 +16,8 @@ function sealOrKeep(box: SecretBox, given: string | undefined, stored: string | 
 }
 
 function mergeWebhook(box: SecretBox, input: WebhookInput, current: StoredManifest) {
-  const { secret, password, ...rest } = input;
+  // disabledAt and disabledReason are read-only: accepted so a GET can be sent back, never stored.
+  const { secret, password, disabledAt: _disabledAt, disabledReason: _disabledReason, ...rest } = input;
   const webhook: StoredWebhook = rest;
   // Only the secret the auth mode uses is kept, so switching modes leaves no stale secret behind.
   const secretEnc = input.auth === 'hmac' ? sealOrKeep(box, secret, current.webhookSecretEnc) : null;
@@ -44,14 +45,18 @@ export function applyManifestUpdate(box: SecretBox, current: StoredManifest, upd
   const next: StoredManifest = { ...current };
   if (update.capabilities !== undefined) next.capabilities = update.capabilities;
   if (update.parameters !== undefined) next.parameters = update.parameters;
+  // Writing the webhook section (or removing it) is how a disabled webhook is enabled again: the
+  // user has seen why it stopped and says where to send now.
+  const fresh = { webhookDisabledAt: null, webhookDisabledReason: null, webhookFailingSince: null };
   if (update.webhook === null) {
-    Object.assign(next, { webhook: null, webhookSecretEnc: null, webhookPasswordEnc: null });
+    Object.assign(next, { webhook: null, webhookSecretEnc: null, webhookPasswordEnc: null, ...fresh });
   } else if (update.webhook !== undefined) {
     const merged = mergeWebhook(box, update.webhook, current);
     Object.assign(next, {
       webhook: merged.webhook,
       webhookSecretEnc: merged.secretEnc,
       webhookPasswordEnc: merged.passwordEnc,
+      ...fresh,
     });
   }
   return next;

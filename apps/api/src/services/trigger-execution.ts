@@ -6,7 +6,8 @@ import {
   type Execution,
   type PrismaClient,
 } from '@botfleet/db';
-import { executionRun, type Queues } from '@botfleet/queue';
+import { enqueueExecutionRuns, type Queues } from '@botfleet/queue';
+import { assertPendingCapacity, DEFAULT_MAX_PENDING_EXECUTIONS_PER_ORG } from './pending-cap';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
@@ -16,6 +17,8 @@ export interface TriggerInput {
   bot: BotForTrigger;
   params: Record<string, unknown>;
   idempotencyKey?: string;
+  /** A rerun of this execution (trigger "rerun"); a plain trigger otherwise. */
+  rerunOf?: string;
 }
 
 /**
@@ -24,7 +27,7 @@ export interface TriggerInput {
  * so an accepted trigger is never lost.
  */
 export async function triggerExecution(
-  deps: { db: PrismaClient; queues: Queues; logger: Logger },
+  deps: { db: PrismaClient; queues: Queues; logger: Logger; settings?: { maxPendingExecutionsPerOrg?: number } },
   input: TriggerInput,
 ): Promise<{ execution: Execution; created: boolean }> {
   const { db } = deps;
@@ -32,12 +35,18 @@ export async function triggerExecution(
   if (bot.status === 'paused')
     throw new AppError('conflict', 'Bot is paused; resume it (PATCH status: active) to run it');
   validateParams(bot.parameters, input.params);
+  await assertPendingCapacity(db, {
+    organizationId: input.organizationId,
+    adding: 1,
+    max: deps.settings?.maxPendingExecutionsPerOrg ?? DEFAULT_MAX_PENDING_EXECUTIONS_PER_ORG,
+  });
 
   const newExecution = {
     botId: bot.id,
     organizationId: input.organizationId,
-    trigger: 'api' as const,
+    trigger: input.rerunOf ? ('rerun' as const) : ('api' as const),
     params: input.params,
+    ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
   };
   const idempotencyKey = input.idempotencyKey;
   const { execution, created } = !idempotencyKey
@@ -48,7 +57,7 @@ export async function triggerExecution(
 
   if (created) {
     try {
-      await executionRun.enqueue(deps.queues, { executionId: execution.id });
+      await enqueueExecutionRuns(deps.queues, input.organizationId, [execution.id]);
     } catch (err) {
       deps.logger.warn(
         { executionId: execution.id, err: (err as Error).message },

@@ -76,6 +76,9 @@ export async function createApiHarness(
       screenshotUrlTtlSeconds: 3600,
       urlSigningKey: randomBytes(32),
       rateLimitPerMinute: 0,
+      // Test receivers listen on loopback.
+      allowPrivateNetwork: true,
+      webhookTimeoutMs: 2_000,
       ...overrides,
     },
   };

@@ -14,5 +14,10 @@ export function toBotSummary(bot: Bot): BotSummary {
 }
 
 export function toBotDetail(bot: Bot): BotDetail {
-  return { ...toBotSummary(bot), description: bot.description, updatedAt: bot.updatedAt.getTime() };
+  return {
+    ...toBotSummary(bot),
+    description: bot.description,
+    retry: { attempts: bot.retryAttempts, delaySeconds: bot.retryDelaySeconds },
+    updatedAt: bot.updatedAt.getTime(),
+  };
 }

@@ -1,4 +1,4 @@
-import { WebhookAuthSchema } from '@botfleet/core';
+import { WebhookAuthSchema, WebhookEventSchema } from '@botfleet/core';
 import type { listDeliveriesForExecution } from '@botfleet/db';
 import type { DeliveryView } from '../routes/deliveries.schema';
 import { ms } from './time';
@@ -9,6 +9,8 @@ type DeliveryRow = Awaited<ReturnType<typeof listDeliveriesForExecution>>[number
 export function toDeliveryView(row: DeliveryRow): DeliveryView {
   return {
     id: row.id,
+    executionId: row.executionId,
+    event: WebhookEventSchema.parse(row.event),
     status: row.status,
     url: row.url,
     auth: WebhookAuthSchema.parse(row.auth),

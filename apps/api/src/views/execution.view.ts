@@ -11,11 +11,16 @@ export function toExecutionView(execution: ExecutionSummary, now = Date.now()): 
     status: execution.status,
     trigger: execution.trigger,
     params: (execution.params ?? {}) as Record<string, unknown>,
+    ...(execution.rerunOf === null ? {} : { rerunOf: execution.rerunOf }),
+    // The claim counter is 0 until a worker first claims the run, which is still the first try.
+    attempt: Math.max(execution.attempt, 1),
     createdAt: execution.createdAt.getTime(),
     startedAt: started,
     completedAt: completed,
     // Elapsed so far while running; fixed once it ended; null before it started.
     duration: started === null ? null : (completed ?? now) - started,
+    // Only runs that completed with data were compared; others leave the field out.
+    ...(execution.dataChanged === null ? {} : { dataChanged: execution.dataChanged }),
   };
 }
 

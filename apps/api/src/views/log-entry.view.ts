@@ -2,5 +2,11 @@ import type { LogEntry } from '@botfleet/core';
 import type { ExecutionLog } from '@botfleet/db';
 
 export function toLogEntryView(log: ExecutionLog): LogEntry {
-  return { timestamp: log.timestamp.getTime(), level: log.level, source: log.source, message: log.message };
+  return {
+    timestamp: log.timestamp.getTime(),
+    level: log.level,
+    source: log.source,
+    message: log.message,
+    attempt: log.attempt,
+  };
 }

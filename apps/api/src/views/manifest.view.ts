@@ -8,6 +8,10 @@ export function toManifestView(stored: StoredManifest): Manifest {
         ...stored.webhook,
         ...(stored.webhookSecretEnc ? { secret: MASKED_SECRET } : {}),
         ...(stored.webhookPasswordEnc ? { password: MASKED_SECRET } : {}),
+        // Only a webhook that stopped by itself says so; a PUT of the section clears both.
+        ...(stored.webhookDisabledAt
+          ? { disabledAt: stored.webhookDisabledAt.getTime(), disabledReason: stored.webhookDisabledReason }
+          : {}),
       }
     : null;
   return { capabilities: stored.capabilities, webhook, parameters: stored.parameters };

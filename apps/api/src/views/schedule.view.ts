@@ -1,15 +1,34 @@
-import type { ScheduleView } from '@botfleet/core';
+import { scheduleSpecOf, upcomingRuns, type ScheduleView } from '@botfleet/core';
 import type { Bot, Schedule } from '@botfleet/db';
 import { ms } from './time';
 
+const NEXT_RUNS = 5;
+
 /** A paused bot's schedule does not fire, so it has no next run even while `active` is kept. */
 export function toScheduleView(schedule: Schedule | null, bot: Pick<Bot, 'status'>): ScheduleView {
-  if (!schedule) return { interval: null, active: false, nextRunAt: null, lastRunAt: null };
+  if (!schedule)
+    return {
+      interval: null,
+      cron: null,
+      timezone: 'UTC',
+      overlap: 'skip',
+      params: {},
+      active: false,
+      nextRunAt: null,
+      lastRunAt: null,
+      nextRuns: [],
+    };
   const fires = schedule.active && bot.status === 'active';
+  const nextRunAt = fires ? schedule.nextRunAt : null;
   return {
     interval: schedule.intervalSeconds,
+    cron: schedule.cron,
+    timezone: schedule.timezone,
+    overlap: schedule.overlap,
+    params: schedule.params as Record<string, unknown>,
     active: schedule.active,
-    nextRunAt: fires ? ms(schedule.nextRunAt) : null,
+    nextRunAt: ms(nextRunAt),
     lastRunAt: ms(schedule.lastRunAt),
+    nextRuns: nextRunAt ? upcomingRuns(scheduleSpecOf(schedule), nextRunAt, NEXT_RUNS) : [],
   };
 }

@@ -1,5 +1,6 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
 import { createLogger, type RoleHandle } from '@botfleet/core';
+import { startDelivery } from '@botfleet/delivery';
 import { testRedisUrl, waitUntil } from '@botfleet/testkit';
 import request from 'supertest';
 import { startWorker, type WorkerOptions } from '../start-worker';
@@ -26,6 +27,8 @@ export interface E2eHarness {
   /** Polls until the execution reaches a final state; returns its view. */
   waitForFinal(executionId: string, timeoutMs?: number): Promise<ExecutionView>;
   get(path: string): request.Test;
+  /** Starts a delivery role on the harness's queues (fast retries, loopback receivers allowed). */
+  startDelivery(): Promise<RoleHandle>;
   close(): Promise<void>;
 }
 
@@ -43,6 +46,12 @@ export async function createE2eHarness(workerOptions: Partial<WorkerOptions> = {
     defaultTimeoutSeconds: 30,
     sweepIntervalMs: 60_000,
     sweepOrganizationId: org.id,
+    // Signed as the launcher wires it: the API's key and base URL, so the API accepts the URLs.
+    artifactUrls: {
+      signingKey: api.deps.settings.urlSigningKey,
+      baseUrl: api.deps.settings.publicBaseUrl,
+      ttlSeconds: api.deps.settings.screenshotUrlTtlSeconds,
+    },
     ...workerOptions,
   });
   const get = (path: string) => request(api.app).get(path).set(org.auth('read'));
@@ -71,6 +80,18 @@ export async function createE2eHarness(workerOptions: Partial<WorkerOptions> = {
         { timeoutMs, intervalMs: 50, message: `execution ${executionId} never finished` },
       );
     },
+    startDelivery: () =>
+      startDelivery({
+        db: api.db,
+        redisUrl: testRedisUrl(),
+        queuePrefix: api.queues.prefix,
+        logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+        secretBox: api.deps.secretBox,
+        concurrency: 2,
+        allowPrivateNetwork: true,
+        timeoutMs: 2_000,
+        retryDelaysMs: [100],
+      }),
     async close() {
       await worker.stop();
       await api.close();

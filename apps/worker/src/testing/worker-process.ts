@@ -4,22 +4,30 @@ import { testRedisUrl } from '@botfleet/testkit';
 import { startWorker } from '../start-worker';
 
 /*
- * A worker in a process of its own, for crash tests: the test SIGKILLs it mid-run. Settings come
- * from the environment the test passes (this file is test tooling, not the app's entry point).
+ * A worker in a process of its own, for crash and shutdown tests: the test SIGKILLs it mid-run,
+ * or SIGTERMs it and expects a drain and exit 0. Settings come from the environment the test
+ * passes (this file is test tooling, not the app's entry point).
  */
 async function main(): Promise<void> {
   const db = createTestPrismaClient({ poolSize: 2 });
-  await startWorker({
+  const worker = await startWorker({
     db,
     redisUrl: testRedisUrl(),
     queuePrefix: process.env.QUEUE_PREFIX!,
     logger: createLogger({ level: 'silent' }),
-    concurrency: 1,
+    concurrency: Number(process.env.CONCURRENCY ?? 1),
     proxyUrls: [],
     defaultTimeoutSeconds: 60,
     lockDurationMs: Number(process.env.LOCK_DURATION_MS ?? 3_000),
     stalledIntervalMs: 1_000,
     sweepOrganizationId: process.env.SWEEP_ORGANIZATION_ID,
+    drainTimeoutMs: process.env.DRAIN_TIMEOUT_MS ? Number(process.env.DRAIN_TIMEOUT_MS) : undefined,
+  });
+  process.once('SIGTERM', () => {
+    void worker
+      .stop()
+      .then(() => db.$disconnect())
+      .then(() => process.exit(0));
   });
   process.stdout.write('worker ready\n');
 }

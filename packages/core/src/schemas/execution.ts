@@ -4,6 +4,9 @@ import { TimestampSchema } from './common';
 export const ExecutionStatusSchema = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);
 export type ExecutionStatus = z.infer<typeof ExecutionStatusSchema>;
 
+export const ExecutionTriggerSchema = z.enum(['api', 'schedule', 'rerun']);
+export type ExecutionTrigger = z.infer<typeof ExecutionTriggerSchema>;
+
 export const TriggerBodySchema = z.strictObject({
   params: z.record(z.string().max(64), z.unknown()).optional(),
 });
@@ -12,12 +15,19 @@ export const ExecutionSchema = z.object({
   id: z.string(),
   botId: z.string(),
   status: ExecutionStatusSchema,
-  trigger: z.enum(['api', 'schedule']),
+  trigger: ExecutionTriggerSchema,
   params: z.record(z.string(), z.unknown()),
+  rerunOf: z.string().optional().describe('For trigger "rerun": the execution this one reruns'),
+  attempt: z.number().int().min(1).describe('Which try this is (1-based); a bot with a retry policy may need several'),
   createdAt: TimestampSchema,
   startedAt: TimestampSchema.nullable(),
   completedAt: TimestampSchema.nullable(),
   duration: z.number().int().nullable().describe('ms from start to end (elapsed so far while running)'),
+  dataChanged: z
+    .boolean()
+    .nullable()
+    .optional()
+    .describe('For a run that completed with data: whether it differs from the previous such run (after dataPath)'),
 });
 export type ExecutionView = z.infer<typeof ExecutionSchema>;
 
@@ -56,6 +66,7 @@ export const LogEntrySchema = z.object({
   level: LogLevelSchema,
   source: LogSourceSchema,
   message: z.string(),
+  attempt: z.number().int().min(1).describe('The try of the execution that wrote the line'),
 });
 export type LogEntry = z.infer<typeof LogEntrySchema>;
 

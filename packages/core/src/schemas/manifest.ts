@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DATA_PATH_PATTERN } from '../data-path';
+import { WEBHOOK_EVENTS, WebhookEventSchema } from '../webhook-events';
 import { HttpUrlSchema, IdentifierSchema } from './common';
 
 /** The placeholder secrets read back as; sending it back on PUT keeps the stored secret. */
@@ -50,11 +51,32 @@ export const WebhookInputSchema = z.strictObject({
   username: z.string().min(1).max(500).optional(),
   password: z.string().min(1).max(1000).optional(),
   dataPath: z.string().max(500).regex(DATA_PATH_PATTERN, 'must be a dot-notation path such as items.0.name').optional(),
+  events: z
+    .array(WebhookEventSchema)
+    .min(1)
+    .max(WEBHOOK_EVENTS.length)
+    .refine((events) => new Set(events).size === events.length, 'must not name an event twice')
+    .optional()
+    .describe('Events this webhook receives; default ["execution.completed"]'),
+  envelope: z
+    .boolean()
+    .optional()
+    .describe('Send execution.completed as a { type, timestamp, data } envelope too (other events always are)'),
+  onlyOnChange: z.boolean().optional().describe('Hold back execution.completed when the data did not change'),
+  // Read back on a disabled webhook; accepted and ignored on PUT so a GET can be sent back as is
+  // (a PUT of the section is what enables the webhook again).
+  disabledAt: z.number().int().nullable().optional().describe('Read-only: when delivery stopped by itself'),
+  disabledReason: z.string().max(1000).nullable().optional().describe('Read-only: why delivery stopped'),
 });
 export type WebhookInput = z.infer<typeof WebhookInputSchema>;
 
-/** The webhook section as stored beside its encrypted secrets (no secret in it). */
-export const StoredWebhookSchema = WebhookInputSchema.omit({ secret: true, password: true });
+/** The webhook section as stored beside its encrypted secrets (no secret, no disabled state in it). */
+export const StoredWebhookSchema = WebhookInputSchema.omit({
+  secret: true,
+  password: true,
+  disabledAt: true,
+  disabledReason: true,
+});
 export type StoredWebhook = z.infer<typeof StoredWebhookSchema>;
 
 export const ParameterTypeSchema = z.enum(['string', 'number', 'integer', 'boolean']);

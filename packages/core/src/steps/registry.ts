@@ -9,6 +9,7 @@ import { pressAction } from './actions/press';
 import { screenshotAction } from './actions/screenshot';
 import { scrollAction } from './actions/scroll';
 import { selectAction } from './actions/select';
+import { setViewportAction } from './actions/set-viewport';
 import { uncheckAction } from './actions/uncheck';
 import { waitForAction } from './actions/wait-for';
 import type { StepActionBehaviour } from './define-step-action';
@@ -41,6 +42,7 @@ export const STEP_ACTIONS = [
   scrollAction,
   extractAction,
   screenshotAction,
+  setViewportAction,
 ] as const;
 
 type SchemasOf<Actions extends readonly { schema: z.ZodType }[]> = {
@@ -54,7 +56,8 @@ const ACTION_SCHEMAS = STEP_ACTIONS.map((action) => action.schema) as unknown as
  * Recorded steps. An execution opens the bot's targetUrl, then runs these in order. String fields
  * may use {{params.<name>}}, filled from the trigger's params before the step runs. An action
  * with a `selector` acts on the first element matching it (Playwright selector syntax; CSS by
- * default) and waits for it up to the step timeout. `timeout` (ms) bounds the step; `optional:
+ * default; or alternatives tried in order, with Chrome Recorder prefixes: steps/element-selector.ts)
+ * and waits for it up to the step timeout. `timeout` (ms) bounds the step; `optional:
  * true` records a failure as `skipped` and goes on. What each action does is in its file.
  */
 export const StepSchema = z.discriminatedUnion('action', ACTION_SCHEMAS);

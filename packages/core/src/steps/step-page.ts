@@ -12,6 +12,10 @@ export interface StepPage {
   /** Runs `pageFunction` inside the web page (it must not use anything from this module's scope). */
   evaluate<R>(pageFunction: () => R): Promise<R>;
   screenshot(options: { type: 'png'; fullPage: boolean; timeout: number }): Promise<Buffer>;
+  setViewportSize(size: { width: number; height: number }): Promise<void>;
+  /** Waits until the page's URL passes `url` (after a navigation, also its load event). */
+  waitForURL(url: (url: URL) => boolean, options: { timeout: number; waitUntil: 'load' }): Promise<void>;
+  waitForEvent(event: 'load', options: { timeout: number }): Promise<unknown>;
 }
 
 /** A Playwright locator: the elements matching a selector, resolved when an action runs. */
@@ -20,7 +24,7 @@ export interface StepLocator {
   nth(index: number): StepLocator;
   locator(selector: string): StepLocator;
   count(): Promise<number>;
-  click(options: { timeout: number }): Promise<void>;
+  click(options: { timeout: number; button?: 'left' | 'right' | 'middle'; clickCount?: number }): Promise<void>;
   hover(options: { timeout: number }): Promise<void>;
   check(options: { timeout: number }): Promise<void>;
   uncheck(options: { timeout: number }): Promise<void>;

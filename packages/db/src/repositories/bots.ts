@@ -7,6 +7,7 @@ import {
   type UpdateBotInput,
 } from '@botfleet/core';
 import { z } from 'zod';
+import { preparedStatement, queryPrepared } from '../prepared-statement';
 import type { Db } from './db-handle';
 import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
 
@@ -40,7 +41,12 @@ export async function findBot(db: Db, organizationId: string, botId: string) {
 
 /** Applies a patch to a bot of this organization; null when there is no such bot. */
 export async function updateBot(db: Db, organizationId: string, botId: string, patch: UpdateBotInput) {
-  const { count } = await db.bot.updateMany({ where: { id: botId, organizationId }, data: patch });
+  const { retry, ...fields } = patch;
+  const data = {
+    ...fields,
+    ...(retry ? { retryAttempts: retry.attempts, retryDelaySeconds: retry.delaySeconds } : {}),
+  };
+  const { count } = await db.bot.updateMany({ where: { id: botId, organizationId }, data });
   return count === 1 ? findBot(db, organizationId, botId) : null;
 }
 
@@ -74,16 +80,22 @@ export interface BotForTrigger {
   parameters: ParameterDefinition[];
 }
 
+const BOT_FOR_TRIGGER = preparedStatement(
+  `SELECT b.id, b.status::text AS status, m.parameters
+     FROM "Bot" b LEFT JOIN "Manifest" m ON m."botId" = b.id
+    WHERE b.id = $1 AND b."organizationId" = $2`,
+);
+
 /**
  * What a trigger needs to know about a bot of this organization: its status and declared
- * parameters. Raw SQL with a join: the trigger is the API's hottest write path, and this is one
- * round trip without Prisma's per-query planning (about 0.8 ms against 2 ms for an include).
+ * parameters, in one round trip (the trigger is the API's hottest write path).
  */
 export async function findBotForTrigger(db: Db, organizationId: string, botId: string): Promise<BotForTrigger | null> {
-  const rows = await db.$queryRaw<{ id: string; status: 'active' | 'paused'; parameters: unknown }[]>`
-    SELECT b.id, b.status::text AS status, m.parameters
-      FROM "Bot" b LEFT JOIN "Manifest" m ON m."botId" = b.id
-     WHERE b.id = ${botId} AND b."organizationId" = ${organizationId}`;
+  const rows = await queryPrepared<{ id: string; status: 'active' | 'paused'; parameters: unknown }>(
+    db,
+    BOT_FOR_TRIGGER,
+    [botId, organizationId],
+  );
   const row = rows[0];
   if (!row) return null;
   return { id: row.id, status: row.status, parameters: z.array(ParameterDefinitionSchema).parse(row.parameters ?? []) };

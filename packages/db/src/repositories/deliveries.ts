@@ -1,7 +1,19 @@
-import { newId, buildDeliveryBody, WebhookAuthSchema, type WebhookAuth } from '@botfleet/core';
+import {
+  newId,
+  selectDataPath,
+  WebhookAuthSchema,
+  WebhookEventSchema,
+  type KeysetCursor,
+  type WebhookAuth,
+  type WebhookEvent,
+} from '@botfleet/core';
+import type { DeliveryStatus } from '../generated/prisma/enums';
+import { detectDataChange, saveDataChange } from './data-changes';
 import type { Db } from './db-handle';
+import { createEventDeliveries } from './event-deliveries';
 import { createCompletedExecution, type CompletedExecution } from './executions';
 import { inTransaction } from './in-transaction';
+import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
 import { loadManifest } from './manifests';
 
 /*
@@ -17,50 +29,48 @@ export interface CompletedExecutionInput {
 }
 
 /**
- * Called inside the transaction that completes the execution, so the delivery exists if and only
- * if the completion does. Null when the bot has no webhook or the run produced no data.
- * The body is fixed here, as the exact JSON that will be signed and sent.
+ * The first delivery of a completion (without change detection), created as endExecutionAttempt
+ * creates them: inside the completing transaction, body fixed here. Null when the bot has no
+ * webhook, it is disabled, it does not subscribe to `execution.completed`, or there is no data.
  */
 export async function createDeliveryForCompletedExecution(
   db: Db,
   input: CompletedExecutionInput,
 ): Promise<{ id: string } | null> {
-  if (input.extractedData === null || input.extractedData === undefined) return null;
-  const { webhook } = await loadManifest(db, input.botId);
-  if (!webhook) return null;
-  const row = await db.webhookDelivery.create({
-    data: {
-      id: newId('dlv'),
-      executionId: input.executionId,
-      botId: input.botId,
-      status: 'pending',
-      url: webhook.url,
-      auth: webhook.auth,
-      body: buildDeliveryBody(input.extractedData, webhook.dataPath),
-      nextAttemptAt: new Date(),
-    },
-    select: { id: true },
-  });
-  return row;
+  const facts = { executionId: input.executionId, botId: input.botId, endedAt: new Date() };
+  const [id] = await createEventDeliveries(db, facts, { status: 'completed', data: input.extractedData, change: null });
+  return id ? { id } : null;
 }
 
 /**
- * A completed execution and its delivery, written together as a worker's completion writes them,
- * for fixtures and benchmarks that stand in for a run. `deliveryId` is null when the bot has no
- * webhook or the data is null.
+ * A completed execution and its deliveries, written together as a worker's completion writes
+ * them (change detection included), for fixtures and benchmarks that stand in for a run.
+ * `deliveryId` is the first of `deliveryIds`, null when there is none.
  */
 export async function createCompletedExecutionWithDelivery(
   db: Db,
   input: CompletedExecution,
-): Promise<{ executionId: string; deliveryId: string | null }> {
+): Promise<{ executionId: string; deliveryId: string | null; deliveryIds: string[] }> {
   return inTransaction(db, async (tx) => {
     const execution = await createCompletedExecution(tx, input);
-    const delivery = await createDeliveryForCompletedExecution(tx, {
-      executionId: execution.id,
-      botId: input.botId,
-      extractedData: input.extractedData,
-    });
-    return { executionId: execution.id, deliveryId: delivery?.id ?? null };
+    const manifest = await loadManifest(tx, input.botId);
+    const hasData = input.extractedData !== null && input.extractedData !== undefined;
+    const change = hasData
+      ? await detectDataChange(tx, {
+          botId: input.botId,
+          executionId: execution.id,
+          narrowedData: selectDataPath(input.extractedData, manifest.webhook?.dataPath) ?? null,
+        })
+      : null;
+    if (change) await saveDataChange(tx, execution.id, change);
+    const facts = { executionId: execution.id, botId: input.botId, endedAt: execution.completedAt ?? new Date() };
+    const deliveryIds = await createEventDeliveries(
+      tx,
+      facts,
+      { status: 'completed', data: input.extractedData, change },
+      manifest,
+    );
+    return { executionId: execution.id, deliveryId: deliveryIds[0] ?? null, deliveryIds };
   });
 }
 
@@ -77,16 +87,22 @@ export interface DeliveryForAttempt {
   executionId: string;
   botId: string;
   status: 'pending' | 'succeeded' | 'failed';
+  event: WebhookEvent;
   url: string;
   auth: WebhookAuth;
   body: string;
   attemptCount: number;
+  /** The first attempt of the current series (a redelivery starts a new one); retry delays count from it. */
+  seriesFirstAttempt: number;
   nextAttemptAt: Date | null;
   /** From the manifest now (not snapshotted): a rotated secret or password applies to retries. */
   loginUrl: string | null;
   username: string | null;
   webhookSecretEnc: string | null;
   webhookPasswordEnc: string | null;
+  /** The webhook's state now: a disabled webhook sends nothing more. */
+  webhookDisabledAt: Date | null;
+  webhookFailingSince: Date | null;
 }
 
 export async function findDeliveryForAttempt(db: Db, deliveryId: string): Promise<DeliveryForAttempt | null> {
@@ -102,15 +118,19 @@ export async function findDeliveryForAttempt(db: Db, deliveryId: string): Promis
     executionId: row.executionId,
     botId: row.botId,
     status: row.status,
+    event: WebhookEventSchema.parse(row.event),
     url: row.url,
     auth: WebhookAuthSchema.parse(row.auth),
     body: row.body,
     attemptCount: row.attemptCount,
+    seriesFirstAttempt: row.seriesFirstAttempt,
     nextAttemptAt: row.nextAttemptAt,
     loginUrl: manifest.webhook?.loginUrl ?? null,
     username: manifest.webhook?.username ?? null,
     webhookSecretEnc: manifest.webhookSecretEnc,
     webhookPasswordEnc: manifest.webhookPasswordEnc,
+    webhookDisabledAt: manifest.webhookDisabledAt ?? null,
+    webhookFailingSince: manifest.webhookFailingSince ?? null,
   };
 }
 
@@ -194,6 +214,44 @@ export async function listDeliveriesForExecution(db: Db, executionId: string) {
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     include: { attempts: { orderBy: { number: 'asc' } } },
   });
+}
+
+/** A page of the bot's deliveries with their attempts, newest first, optionally of one status. */
+export async function listDeliveriesForBot(
+  db: Db,
+  botId: string,
+  page: { limit: number; cursor?: KeysetCursor; status?: DeliveryStatus },
+) {
+  const rows = await db.webhookDelivery.findMany({
+    where: { botId, ...(page.status ? { status: page.status } : {}), ...afterCursor(page.cursor) },
+    orderBy: NEWEST_FIRST,
+    take: page.limit + 1,
+    include: { attempts: { orderBy: { number: 'asc' } } },
+  });
+  return toPage(rows, page.limit);
+}
+
+/** A delivery with its attempts, if its bot belongs to the organization. */
+export async function findDeliveryOfOrganization(db: Db, organizationId: string, deliveryId: string) {
+  return db.webhookDelivery.findFirst({
+    where: { id: deliveryId, bot: { organizationId } },
+    include: { attempts: { orderBy: { number: 'asc' } } },
+  });
+}
+
+/**
+ * Starts a new attempt series of a finished delivery: same id (so the same `webhook-id`) and same
+ * body, due now, its retry delays counted afresh. Returns the number of the attempt to enqueue, or
+ * null when the delivery is still pending (its current series owns it) or gone.
+ */
+export async function restartDelivery(db: Db, deliveryId: string): Promise<number | null> {
+  const rows = await db.$queryRaw<{ next: number }[]>`
+    UPDATE "WebhookDelivery"
+       SET "status" = 'pending', "seriesFirstAttempt" = "attemptCount" + 1, "nextAttemptAt" = now(),
+           "completedAt" = NULL, "lastError" = NULL, "updatedAt" = now()
+     WHERE "id" = ${deliveryId} AND "status" <> 'pending'
+    RETURNING "attemptCount" + 1 AS next`;
+  return rows[0]?.next ?? null;
 }
 
 /**

@@ -49,23 +49,23 @@ describe('endExecutionAttempt', () => {
   it('completes the execution with its output and its delivery, in one go', async () => {
     const run = await claimedRun(await botWithWebhook());
     const ended = await end(run, { status: 'completed', data: { title: 'x' } });
-    expect(ended).toEqual({ finished: true, deliveryId: expect.stringMatching(/^dlv_/) });
+    expect(ended).toEqual({ finished: true, deliveryIds: [expect.stringMatching(/^dlv_/)] });
     expect(await findExecution(db, organizationId, run.executionId)).toMatchObject({
       status: 'completed',
       extractedData: { title: 'x' },
     });
     expect(await listStepOutputs(db, run.executionId)).toHaveLength(1);
-    expect((await listDeliveriesForExecution(db, run.executionId)).map((d) => d.id)).toEqual([ended.deliveryId]);
+    expect((await listDeliveriesForExecution(db, run.executionId)).map((d) => d.id)).toEqual(ended.deliveryIds);
   });
 
   it('creates no delivery for a completion without data, nor for a failure', async () => {
     const bot = await botWithWebhook();
     const empty = await claimedRun(bot);
-    expect(await end(empty, { status: 'completed', data: null })).toEqual({ finished: true, deliveryId: null });
+    expect(await end(empty, { status: 'completed', data: null })).toEqual({ finished: true, deliveryIds: [] });
     const failed = await claimedRun(bot);
     expect(await end(failed, { status: 'failed', error: 'boom', stepIndex: 0 })).toEqual({
       finished: true,
-      deliveryId: null,
+      deliveryIds: [],
     });
     expect(await findExecution(db, organizationId, failed.executionId)).toMatchObject({
       status: 'failed',
@@ -83,7 +83,7 @@ describe('endExecutionAttempt', () => {
     });
     expect(await end(cancelled, { status: 'completed', data: { a: 1 } })).toEqual({
       finished: false,
-      deliveryId: null,
+      deliveryIds: [],
     });
     expect(await findExecution(db, organizationId, cancelled.executionId)).toMatchObject({
       status: 'cancelled',
@@ -95,7 +95,7 @@ describe('endExecutionAttempt', () => {
     await claimExecution(db, superseded.executionId);
     expect(await end(superseded, { status: 'completed', data: { a: 1 } })).toEqual({
       finished: false,
-      deliveryId: null,
+      deliveryIds: [],
     });
     expect(await findExecution(db, organizationId, superseded.executionId)).toMatchObject({
       status: 'running',

@@ -1,8 +1,17 @@
-import { newId, type LogLevel, type LogSource, type StepResult } from '@botfleet/core';
+import {
+  newId,
+  selectDataPath,
+  type ExecutionEnd,
+  type LogLevel,
+  type LogSource,
+  type StepResult,
+} from '@botfleet/core';
 import { Prisma, type Execution } from '../generated/prisma/client';
+import { detectDataChange } from './data-changes';
 import type { Db } from './db-handle';
-import { createDeliveryForCompletedExecution } from './deliveries';
+import { createEventDeliveries } from './event-deliveries';
 import { inTransaction } from './in-transaction';
+import { loadManifest } from './manifests';
 
 /*
  * State moves only forward: pending -> running -> completed | failed | cancelled. Every write a
@@ -17,6 +26,7 @@ export interface ClaimedExecution {
   attempt: number;
   params: Record<string, unknown>;
   startedAt: Date;
+  trigger: Execution['trigger'];
 }
 
 /**
@@ -29,7 +39,7 @@ export async function claimExecution(db: Db, executionId: string): Promise<Claim
        SET status = 'running', attempt = attempt + 1,
            "startedAt" = COALESCE("startedAt", now()), "updatedAt" = now()
      WHERE id = ${executionId} AND status IN ('pending', 'running')
-     RETURNING id, "botId", "organizationId", attempt, params, "startedAt"`;
+     RETURNING id, "botId", "organizationId", attempt, params, "startedAt", "trigger"`;
   const claimed = rows[0];
   if (!claimed) return null;
   if (claimed.attempt > 1) {
@@ -39,6 +49,29 @@ export async function claimExecution(db: Db, executionId: string): Promise<Claim
   return claimed;
 }
 
+/**
+ * Claims the execution as claimExecution does, unless its organization already has
+ * `maxRunning` runs going (MAX_RUNNING_EXECUTIONS_PER_ORG, fleet-wide): then nothing changes
+ * and it answers 'at-capacity'. An advisory lock per organization makes count-and-claim atomic
+ * across every worker, so the cap holds exactly.
+ */
+export async function claimExecutionWithinCap(
+  db: Db,
+  executionId: string,
+  maxRunning: number,
+): Promise<ClaimedExecution | null | 'at-capacity'> {
+  return inTransaction(db, async (tx) => {
+    const row = await tx.execution.findUnique({ where: { id: executionId }, select: { organizationId: true } });
+    if (!row) return null;
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`running:${row.organizationId}`}, 0))`;
+    const running = await tx.execution.count({
+      where: { organizationId: row.organizationId, status: 'running', id: { not: executionId } },
+    });
+    if (running >= maxRunning) return 'at-capacity';
+    return claimExecution(tx, executionId);
+  });
+}
+
 export type StepOutputRecord = StepResult;
 
 export interface LogRecord {
@@ -46,6 +79,8 @@ export interface LogRecord {
   level: LogLevel;
   source: LogSource;
   message: string;
+  /** The try that wrote the line (default 1). */
+  attempt?: number;
 }
 
 export interface ArtifactRecord {
@@ -90,6 +125,7 @@ export async function writeProgress(db: Db, executionId: string, batch: Progress
         level: l.level,
         source: l.source,
         message: l.message,
+        attempt: l.attempt ?? 1,
       })),
     });
   }
@@ -118,15 +154,22 @@ export async function finishExecution(
   executionId: string,
   attempt: number,
   outcome: ExecutionOutcome,
+  options: { at?: Date; change?: { hash: string; changed: boolean } } = {},
 ): Promise<boolean> {
+  const completedAt = options.at ?? new Date();
   const data =
     outcome.status === 'completed'
-      ? { status: 'completed' as const, extractedData: json(outcome.data), completedAt: new Date() }
+      ? {
+          status: 'completed' as const,
+          extractedData: json(outcome.data),
+          completedAt,
+          ...(options.change ? { dataHash: options.change.hash, dataChanged: options.change.changed } : {}),
+        }
       : {
           status: 'failed' as const,
           error: outcome.error,
           failedStepIndex: outcome.stepIndex,
-          completedAt: new Date(),
+          completedAt,
         };
   const { count } = await db.execution.updateMany({ where: { id: executionId, attempt, status: 'running' }, data });
   return count === 1;
@@ -140,11 +183,14 @@ export interface ExecutionAttemptEnd {
   /** A completion's `data` is null when the run produced nothing worth publishing. */
   outcome: ExecutionOutcome;
   progress: ProgressBatch;
+  /** For a failure with a screenshot: its signed URL, sent in the `execution.failed` event. */
+  screenshotUrl?: string | null;
 }
 
 /**
- * Ends the attempt in one transaction: the final state, the rest of its output and (when it
- * completed with data and the bot has a webhook) the delivery row. When this attempt no longer
+ * Ends the attempt in one transaction: the final state, whether its data changed since the
+ * previous completed run (`dataChanged`), the rest of its output and the delivery rows of the
+ * events the bot's webhook subscribes to. When this attempt no longer
  * owns the execution, `finished` is false and nothing is written, except that a cancelled run
  * still keeps what it logged and did up to the cancel; a superseded attempt (re-claimed by
  * another worker) keeps nothing, the newer attempt owns the output.
@@ -152,47 +198,116 @@ export interface ExecutionAttemptEnd {
 export async function endExecutionAttempt(
   db: Db,
   end: ExecutionAttemptEnd,
-): Promise<{ finished: boolean; deliveryId: string | null }> {
+): Promise<{ finished: boolean; deliveryIds: string[] }> {
   return inTransaction(db, async (tx) => {
-    if (!(await finishExecution(tx, end.executionId, end.attempt, end.outcome))) {
+    const manifest = await loadManifest(tx, end.botId);
+    const { outcome } = end;
+    const data = outcome.status === 'completed' ? outcome.data : null;
+    // Compared before the final write so the hash lands in that same UPDATE; only a run that
+    // produced data has something to compare.
+    const change =
+      data !== null && data !== undefined
+        ? await detectDataChange(tx, {
+            botId: end.botId,
+            executionId: end.executionId,
+            narrowedData: selectDataPath(data, manifest.webhook?.dataPath) ?? null,
+          })
+        : null;
+    const endedAt = new Date();
+    if (
+      !(await finishExecution(tx, end.executionId, end.attempt, outcome, { at: endedAt, change: change ?? undefined }))
+    ) {
       const row = await findExecutionState(tx, end.executionId);
       if (row?.status === 'cancelled' && row.attempt === end.attempt)
         await writeProgress(tx, end.executionId, end.progress);
-      return { finished: false, deliveryId: null };
+      return { finished: false, deliveryIds: [] };
     }
     await writeProgress(tx, end.executionId, end.progress);
-    const data = end.outcome.status === 'completed' ? end.outcome.data : null;
-    const delivery =
-      data !== null
-        ? await createDeliveryForCompletedExecution(tx, {
-            executionId: end.executionId,
-            botId: end.botId,
-            extractedData: data,
-          })
-        : null;
-    return { finished: true, deliveryId: delivery?.id ?? null };
+    const ended: ExecutionEnd =
+      outcome.status === 'completed'
+        ? { status: 'completed', data, change }
+        : { status: 'failed', error: outcome.error, screenshotUrl: end.screenshotUrl ?? null };
+    const facts = { executionId: end.executionId, botId: end.botId, endedAt };
+    return { finished: true, deliveryIds: await createEventDeliveries(tx, facts, ended, manifest) };
   });
-}
-
-/** Fails an execution that is not final yet, whoever holds it (lost workers, exhausted retries). */
-export async function failUnfinishedExecution(db: Db, executionId: string, error: string): Promise<boolean> {
-  const { count } = await db.execution.updateMany({
-    where: { id: executionId, status: { in: ['pending', 'running'] } },
-    data: { status: 'failed', error, completedAt: new Date() },
-  });
-  return count === 1;
 }
 
 /**
- * Cancels a pending or running execution of this organization: the cancelled row, or null when
- * there was nothing to cancel (it already ended, or is not this organization's).
+ * Fails an execution that is not final yet, whoever holds it (lost workers, exhausted retries),
+ * with its `execution.failed` delivery when subscribed (left for the delivery sweeper to send).
  */
-export async function cancelExecution(db: Db, organizationId: string, executionId: string): Promise<Execution | null> {
-  const rows = await db.execution.updateManyAndReturn({
-    where: { id: executionId, organizationId, status: { in: ['pending', 'running'] } },
-    data: { status: 'cancelled', completedAt: new Date() },
+export async function failUnfinishedExecution(db: Db, executionId: string, error: string): Promise<boolean> {
+  return inTransaction(db, async (tx) => {
+    const [row] = await tx.execution.updateManyAndReturn({
+      where: { id: executionId, status: { in: ['pending', 'running'] } },
+      data: { status: 'failed', error, completedAt: new Date() },
+      select: { id: true, botId: true, completedAt: true },
+    });
+    if (!row) return false;
+    const facts = { executionId: row.id, botId: row.botId, endedAt: row.completedAt ?? new Date() };
+    await createEventDeliveries(tx, facts, { status: 'failed', error, screenshotUrl: null });
+    return true;
   });
-  return rows[0] ?? null;
+}
+
+/**
+ * Cancels a pending or running execution of this organization: the cancelled row with the ids of
+ * its `execution.cancelled` deliveries (to enqueue after this commits), or null when there was
+ * nothing to cancel (it already ended, or is not this organization's).
+ */
+export async function cancelExecution(
+  db: Db,
+  organizationId: string,
+  executionId: string,
+): Promise<(Execution & { deliveryIds: string[] }) | null> {
+  return inTransaction(db, async (tx) => {
+    const [row] = await tx.execution.updateManyAndReturn({
+      where: { id: executionId, organizationId, status: { in: ['pending', 'running'] } },
+      data: { status: 'cancelled', completedAt: new Date() },
+    });
+    if (!row) return null;
+    const facts = { executionId: row.id, botId: row.botId, endedAt: row.completedAt ?? new Date() };
+    return { ...row, deliveryIds: await createEventDeliveries(tx, facts, { status: 'cancelled' }) };
+  });
+}
+
+/**
+ * Cancels every run of the bot in one of `statuses` (pending and/or running), in one transaction
+ * with their `execution.cancelled` deliveries (to enqueue after this commits). Returns the ids.
+ * A worker holding one of them cannot write its result: the row is final first.
+ */
+export async function cancelBotExecutions(
+  db: Db,
+  input: { organizationId: string; botId: string; statuses: ('pending' | 'running')[] },
+): Promise<{ executionIds: string[]; deliveryIds: string[] }> {
+  return inTransaction(db, async (tx) => {
+    const rows = await tx.execution.updateManyAndReturn({
+      where: { botId: input.botId, organizationId: input.organizationId, status: { in: input.statuses } },
+      data: { status: 'cancelled', completedAt: new Date() },
+      select: { id: true, completedAt: true },
+    });
+    const deliveryIds: string[] = [];
+    if (rows.length > 0) {
+      const manifest = await loadManifest(tx, input.botId);
+      for (const row of rows) {
+        const facts = { executionId: row.id, botId: input.botId, endedAt: row.completedAt ?? new Date() };
+        deliveryIds.push(...(await createEventDeliveries(tx, facts, { status: 'cancelled' }, manifest)));
+      }
+    }
+    return { executionIds: rows.map((r) => r.id), deliveryIds };
+  });
+}
+
+/**
+ * Puts a failed try back to `pending` for a retry of the bot failure, if this try still owns the
+ * run. The next claim starts the next try (and clears this one's step outputs and screenshots).
+ */
+export async function requeueExecutionForRetry(db: Db, executionId: string, attempt: number): Promise<boolean> {
+  const { count } = await db.execution.updateMany({
+    where: { id: executionId, attempt, status: 'running' },
+    data: { status: 'pending' },
+  });
+  return count === 1;
 }
 
 export const newArtifactId = () => newId('art');
@@ -205,7 +320,7 @@ export function listStaleUnfinishedExecutions(db: Db, before: Date, limit: numbe
       updatedAt: { lt: before },
       ...(organizationId ? { organizationId } : {}),
     },
-    select: { id: true, status: true },
+    select: { id: true, status: true, organizationId: true },
     orderBy: { updatedAt: 'asc' },
     take: limit,
   });

@@ -48,7 +48,7 @@ async function finishedRunWithChildren(botId: string, org = organizationId, deli
       artifacts: [{ id: newArtifactId(), kind: 'screenshot', contentType: 'image/png', data: Buffer.from('png') }],
     },
   });
-  const deliveryId = ended.deliveryId!;
+  const deliveryId = ended.deliveryIds[0]!;
   await recordDeliveryAttempt(db, {
     deliveryId,
     number: 1,

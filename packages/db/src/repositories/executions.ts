@@ -1,5 +1,6 @@
 import { newId, type KeysetCursor } from '@botfleet/core';
-import { Prisma, type Execution } from '../generated/prisma/client';
+import { Prisma, type Execution, type ExecutionStatus, type ExecutionTrigger } from '../generated/prisma/client';
+import { preparedStatement, queryPrepared } from '../prepared-statement';
 import type { Db } from './db-handle';
 import { inTransaction } from './in-transaction';
 import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
@@ -15,10 +16,12 @@ const EXECUTION_SUMMARY = {
   status: true,
   trigger: true,
   params: true,
+  rerunOf: true,
   scheduledFor: true,
   attempt: true,
   error: true,
   failedStepIndex: true,
+  dataChanged: true,
   createdAt: true,
   startedAt: true,
   completedAt: true,
@@ -30,26 +33,81 @@ export type ExecutionSummary = Prisma.ExecutionGetPayload<{ select: typeof EXECU
 export interface NewExecution {
   botId: string;
   organizationId: string;
-  trigger: 'api' | 'schedule';
+  trigger: ExecutionTrigger;
   params: Record<string, unknown>;
+  /** For trigger "rerun": the execution this one reruns. */
+  rerunOf?: string;
   idempotencyKey?: string;
   /** The schedule tick this run belongs to (unique per bot, so a tick never fires twice). */
   scheduledFor?: Date;
 }
 
+const INSERT_EXECUTION = preparedStatement(
+  `INSERT INTO "Execution" (id, "botId", "organizationId", trigger, params, "idempotencyKey", "scheduledFor", "rerunOf", "updatedAt")
+   VALUES ($1, $2, $3, $4::"ExecutionTrigger", $5::jsonb, $6, $7, $8, now())
+   RETURNING *`,
+);
+
 /** Writes the pending execution row. Enqueueing its job comes after, with the row id as job id. */
-export async function createExecution(db: Db, input: NewExecution) {
-  return db.execution.create({
-    data: {
-      id: newId('exe'),
-      botId: input.botId,
-      organizationId: input.organizationId,
-      trigger: input.trigger,
-      params: input.params as Prisma.InputJsonObject,
-      idempotencyKey: input.idempotencyKey ?? null,
-      scheduledFor: input.scheduledFor ?? null,
-    },
-  });
+export async function createExecution(db: Db, input: NewExecution): Promise<Execution> {
+  const rows = await queryPrepared<Execution>(db, INSERT_EXECUTION, [
+    newId('exe'),
+    input.botId,
+    input.organizationId,
+    input.trigger,
+    JSON.stringify(input.params),
+    input.idempotencyKey ?? null,
+    input.scheduledFor ?? null,
+    input.rerunOf ?? null,
+  ]);
+  return rows[0]!;
+}
+
+/** Many pending runs of one bot, as a batch trigger writes them. */
+export interface NewExecutions {
+  botId: string;
+  organizationId: string;
+  /** One entry per run, in order. */
+  params: Record<string, unknown>[];
+}
+
+/**
+ * Writes every run of a batch in one multi-row INSERT: one statement, so all rows exist or none
+ * does, and one round trip whatever the size. Returns the ids in the order of `params`.
+ */
+export async function createExecutions(db: Db, input: NewExecutions): Promise<string[]> {
+  const ids = input.params.map(() => newId('exe'));
+  const params = input.params.map((p) => JSON.stringify(p));
+  await db.$executeRaw`
+    INSERT INTO "Execution" (id, "botId", "organizationId", trigger, params, "updatedAt")
+    SELECT run.id, ${input.botId}, ${input.organizationId}, 'api'::"ExecutionTrigger", run.params::jsonb, now()
+      FROM unnest(${ids}::text[], ${params}::text[]) AS run(id, params)`;
+  return ids;
+}
+
+const COUNT_PENDING_UP_TO = preparedStatement(
+  `SELECT count(*)::int AS n FROM (
+     SELECT 1 FROM "Execution" WHERE "organizationId" = $1 AND status = 'pending' LIMIT $2
+   ) AS pending`,
+);
+
+/**
+ * How many runs of the organization are pending, counting no further than `upTo`: the
+ * back-pressure check on every trigger reads at most that many index entries, however large
+ * the backlog.
+ */
+export async function countPendingExecutions(db: Db, organizationId: string, upTo: number): Promise<number> {
+  const rows = await queryPrepared<{ n: number }>(db, COUNT_PENDING_UP_TO, [organizationId, upTo]);
+  return rows[0]?.n ?? 0;
+}
+
+/** How many of the organization's executions are in each status (tests and tools; not a hot path). */
+export async function countExecutionsByStatus(
+  db: Db,
+  organizationId: string,
+): Promise<Partial<Record<ExecutionStatus, number>>> {
+  const groups = await db.execution.groupBy({ by: ['status'], where: { organizationId }, _count: { _all: true } });
+  return Object.fromEntries(groups.map((g) => [g.status, g._count._all]));
 }
 
 /** A run that already completed with this data, as a worker leaves it. */
@@ -103,12 +161,19 @@ export async function findExecution(db: Db, organizationId: string, executionId:
   return db.execution.findFirst({ where: { id: executionId, organizationId } });
 }
 
+const FIND_EXECUTION_SUMMARY = preparedStatement(
+  `SELECT ${Object.keys(EXECUTION_SUMMARY)
+    .map((column) => `"${column}"`)
+    .join(', ')} FROM "Execution" WHERE id = $1 AND "organizationId" = $2`,
+);
+
 export async function findExecutionSummary(
   db: Db,
   organizationId: string,
   executionId: string,
 ): Promise<ExecutionSummary | null> {
-  return db.execution.findFirst({ where: { id: executionId, organizationId }, select: EXECUTION_SUMMARY });
+  const rows = await queryPrepared<ExecutionSummary>(db, FIND_EXECUTION_SUMMARY, [executionId, organizationId]);
+  return rows[0] ?? null;
 }
 
 /** The execution created for this idempotency key within the window, if any. */
@@ -119,10 +184,49 @@ export async function findByIdempotencyKey(db: Db, organizationId: string, key: 
   });
 }
 
-/** A page of the bot's executions, newest first, without their extracted data. */
-export async function listExecutions(db: Db, botId: string, page: { limit: number; cursor?: KeysetCursor }) {
+/** Which executions a list shows; every field narrows it. `createdAfter` is inclusive, `createdBefore` exclusive. */
+export interface ExecutionFilter {
+  botId?: string;
+  status?: ExecutionStatus[];
+  trigger?: ExecutionTrigger;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+function filterWhere(filter: ExecutionFilter): Prisma.ExecutionWhereInput {
+  return {
+    ...(filter.botId ? { botId: filter.botId } : {}),
+    ...(filter.status?.length ? { status: { in: filter.status } } : {}),
+    ...(filter.trigger ? { trigger: filter.trigger } : {}),
+    ...(filter.createdAfter || filter.createdBefore
+      ? { createdAt: { gte: filter.createdAfter, lt: filter.createdBefore } }
+      : {}),
+  };
+}
+
+/** A page of the organization's executions (all its bots'), newest first, without their extracted data. */
+export async function listOrganizationExecutions(
+  db: Db,
+  organizationId: string,
+  page: { limit: number; cursor?: KeysetCursor; filter?: ExecutionFilter },
+) {
   const rows = await db.execution.findMany({
-    where: { botId, ...afterCursor(page.cursor) },
+    where: { AND: [{ organizationId }, filterWhere(page.filter ?? {}), afterCursor(page.cursor)] },
+    select: EXECUTION_SUMMARY,
+    orderBy: NEWEST_FIRST,
+    take: page.limit + 1,
+  });
+  return toPage(rows, page.limit);
+}
+
+/** A page of the bot's executions, newest first, without their extracted data. */
+export async function listExecutions(
+  db: Db,
+  botId: string,
+  page: { limit: number; cursor?: KeysetCursor; filter?: ExecutionFilter },
+) {
+  const rows = await db.execution.findMany({
+    where: { AND: [{ botId }, filterWhere(page.filter ?? {}), afterCursor(page.cursor)] },
     select: EXECUTION_SUMMARY,
     orderBy: NEWEST_FIRST,
     take: page.limit + 1,

@@ -17,6 +17,14 @@ export interface StoredManifest {
   webhook: StoredWebhook | null;
   webhookSecretEnc: string | null;
   webhookPasswordEnc: string | null;
+  /**
+   * Delivery stopped by itself (410 Gone, or failures only for too long); see webhook-health.ts.
+   * Always read; left out of a manifest to save, they keep what is stored.
+   */
+  webhookDisabledAt?: Date | null;
+  webhookDisabledReason?: string | null;
+  /** The first failed attempt since the last successful one. */
+  webhookFailingSince?: Date | null;
   parameters: ParameterDefinition[];
 }
 
@@ -25,6 +33,9 @@ const EMPTY: StoredManifest = {
   webhook: null,
   webhookSecretEnc: null,
   webhookPasswordEnc: null,
+  webhookDisabledAt: null,
+  webhookDisabledReason: null,
+  webhookFailingSince: null,
   parameters: [],
 };
 
@@ -47,6 +58,9 @@ export function toStoredManifest(row: ManifestRow | null): StoredManifest {
     webhook: row.webhook === null ? null : StoredWebhookSchema.parse(row.webhook),
     webhookSecretEnc: row.webhookSecretEnc,
     webhookPasswordEnc: row.webhookPasswordEnc,
+    webhookDisabledAt: row.webhookDisabledAt,
+    webhookDisabledReason: row.webhookDisabledReason,
+    webhookFailingSince: row.webhookFailingSince,
     parameters: z.array(ParameterDefinitionSchema).parse(row.parameters),
   };
 }
@@ -57,6 +71,9 @@ export async function saveManifest(db: Db, botId: string, manifest: StoredManife
     webhook: manifest.webhook === null ? Prisma.DbNull : (manifest.webhook as unknown as Prisma.InputJsonObject),
     webhookSecretEnc: manifest.webhookSecretEnc,
     webhookPasswordEnc: manifest.webhookPasswordEnc,
+    webhookDisabledAt: manifest.webhookDisabledAt,
+    webhookDisabledReason: manifest.webhookDisabledReason,
+    webhookFailingSince: manifest.webhookFailingSince,
     parameters: manifest.parameters as unknown as Prisma.InputJsonArray,
   };
   await db.manifest.upsert({ where: { botId }, update: data, create: { botId, ...data } });

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../client';
+import { isUniqueViolation } from '../database-errors';
 import { createTestBot, useTestOrganization } from '../testing';
 import { createExecution } from './executions';
 import {
@@ -31,7 +32,12 @@ describe('saveSchedule', () => {
     const bot = await newBot();
     expect(await findSchedule(db, bot.id)).toBeNull();
     await saveSchedule(db, bot.id, { intervalSeconds: 60, active: true, nextRunAt: at(60_000) });
-    await recordScheduledRun(db, { botId: bot.id, slot: at(60_000), nextRunAt: at(120_000), intervalSeconds: 60 });
+    await recordScheduledRun(db, {
+      botId: bot.id,
+      slot: at(60_000),
+      nextRunAt: at(120_000),
+      timing: { intervalSeconds: 60, cron: null, timezone: 'UTC' },
+    });
     const saved = await saveSchedule(db, bot.id, { intervalSeconds: 300, active: false, nextRunAt: null });
     expect(saved).toMatchObject({
       botId: bot.id,
@@ -56,6 +62,8 @@ describe('listRunnableSchedules', () => {
     expect((await listRunnableSchedules(db)).find((s) => s.botId === running.id)).toEqual({
       botId: running.id,
       intervalSeconds: 60,
+      cron: null,
+      timezone: 'UTC',
       nextRunAt: at(0),
     });
   });
@@ -66,14 +74,29 @@ describe('recordScheduledRun', () => {
     const bot = await newBot();
     await saveSchedule(db, bot.id, { intervalSeconds: 60, active: true, nextRunAt: at(0) });
     expect(
-      await recordScheduledRun(db, { botId: bot.id, slot: at(60_000), nextRunAt: at(120_000), intervalSeconds: 60 }),
+      await recordScheduledRun(db, {
+        botId: bot.id,
+        slot: at(60_000),
+        nextRunAt: at(120_000),
+        timing: { intervalSeconds: 60, cron: null, timezone: 'UTC' },
+      }),
     ).toBe(true);
     // A late or repeated tick for an older (or the same) slot changes nothing.
     expect(
-      await recordScheduledRun(db, { botId: bot.id, slot: at(0), nextRunAt: at(60_000), intervalSeconds: 60 }),
+      await recordScheduledRun(db, {
+        botId: bot.id,
+        slot: at(0),
+        nextRunAt: at(60_000),
+        timing: { intervalSeconds: 60, cron: null, timezone: 'UTC' },
+      }),
     ).toBe(false);
     expect(
-      await recordScheduledRun(db, { botId: bot.id, slot: at(60_000), nextRunAt: at(120_000), intervalSeconds: 60 }),
+      await recordScheduledRun(db, {
+        botId: bot.id,
+        slot: at(60_000),
+        nextRunAt: at(120_000),
+        timing: { intervalSeconds: 60, cron: null, timezone: 'UTC' },
+      }),
     ).toBe(false);
     expect(await findSchedule(db, bot.id)).toMatchObject({ lastRunAt: at(60_000), nextRunAt: at(120_000) });
   });
@@ -81,16 +104,31 @@ describe('recordScheduledRun', () => {
   it('does not revive nextRunAt of a schedule deactivated, re-timed or paused meanwhile', async () => {
     const bot = await newBot();
     await saveSchedule(db, bot.id, { intervalSeconds: 60, active: false, nextRunAt: null });
-    await recordScheduledRun(db, { botId: bot.id, slot: at(0), nextRunAt: at(60_000), intervalSeconds: 60 });
+    await recordScheduledRun(db, {
+      botId: bot.id,
+      slot: at(0),
+      nextRunAt: at(60_000),
+      timing: { intervalSeconds: 60, cron: null, timezone: 'UTC' },
+    });
     expect(await findSchedule(db, bot.id)).toMatchObject({ lastRunAt: at(0), nextRunAt: null });
 
     await saveSchedule(db, bot.id, { intervalSeconds: 300, active: true, nextRunAt: at(400_000) });
-    await recordScheduledRun(db, { botId: bot.id, slot: at(60_000), nextRunAt: at(120_000), intervalSeconds: 60 });
+    await recordScheduledRun(db, {
+      botId: bot.id,
+      slot: at(60_000),
+      nextRunAt: at(120_000),
+      timing: { intervalSeconds: 60, cron: null, timezone: 'UTC' },
+    });
     expect(await findSchedule(db, bot.id)).toMatchObject({ lastRunAt: at(60_000), nextRunAt: at(400_000) });
 
     await db.bot.update({ where: { id: bot.id }, data: { status: 'paused' } });
     await setScheduleNextRun(db, bot.id, null);
-    await recordScheduledRun(db, { botId: bot.id, slot: at(400_000), nextRunAt: at(700_000), intervalSeconds: 300 });
+    await recordScheduledRun(db, {
+      botId: bot.id,
+      slot: at(400_000),
+      nextRunAt: at(700_000),
+      timing: { intervalSeconds: 300, cron: null, timezone: 'UTC' },
+    });
     expect(await findSchedule(db, bot.id)).toMatchObject({ lastRunAt: at(400_000), nextRunAt: null });
   });
 });
@@ -115,11 +153,14 @@ describe('scheduled executions', () => {
       params: {},
       scheduledFor: at(0),
     });
-    await expect(
-      createExecution(db, { botId: bot.id, organizationId, trigger: 'schedule', params: {}, scheduledFor: at(0) }),
-    ).rejects.toMatchObject({
-      code: 'P2002',
-    });
+    const refused = await createExecution(db, {
+      botId: bot.id,
+      organizationId,
+      trigger: 'schedule',
+      params: {},
+      scheduledFor: at(0),
+    }).catch((err: unknown) => err);
+    expect(isUniqueViolation(refused)).toBe(true);
     expect((await findScheduledExecution(db, bot.id, at(0)))?.id).toBe(first.id);
     expect(await findBotWithSchedule(db, bot.id)).toEqual({
       id: bot.id,

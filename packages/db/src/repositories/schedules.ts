@@ -1,3 +1,4 @@
+import type { Prisma } from '../generated/prisma/client';
 import type { Db } from './db-handle';
 
 /*
@@ -7,8 +8,17 @@ import type { Db } from './db-handle';
  * scheduled execution.
  */
 
+/** Exactly one of `intervalSeconds` and `cron` is set; writing one clears the other. */
 export interface ScheduleWrite {
-  intervalSeconds: number;
+  intervalSeconds: number | null;
+  /** Default null (an interval schedule). */
+  cron?: string | null;
+  /** Default UTC. */
+  timezone?: string;
+  /** Default skip. */
+  overlap?: 'skip' | 'allow';
+  /** Default {}. */
+  params?: Record<string, unknown>;
   active: boolean;
   nextRunAt: Date | null;
 }
@@ -16,7 +26,9 @@ export interface ScheduleWrite {
 /** A schedule that should fire: active, and its bot is active. */
 export interface RunnableSchedule {
   botId: string;
-  intervalSeconds: number;
+  intervalSeconds: number | null;
+  cron: string | null;
+  timezone: string;
   nextRunAt: Date | null;
 }
 
@@ -26,10 +38,18 @@ export async function findSchedule(db: Db, botId: string) {
 
 /** Creates or replaces the bot's schedule settings; `lastRunAt` is history and stays. */
 export async function saveSchedule(db: Db, botId: string, input: ScheduleWrite) {
+  // A PUT replaces the whole schedule: what it leaves out goes back to its default.
+  const data = {
+    ...input,
+    cron: input.cron ?? null,
+    timezone: input.timezone ?? 'UTC',
+    overlap: input.overlap ?? 'skip',
+    params: (input.params ?? {}) as Prisma.InputJsonObject,
+  };
   return db.schedule.upsert({
     where: { botId },
-    create: { botId, ...input },
-    update: input,
+    create: { botId, ...data },
+    update: data,
   });
 }
 
@@ -54,7 +74,7 @@ export async function setScheduleNextRun(
 export async function listRunnableSchedules(db: Db): Promise<RunnableSchedule[]> {
   return db.schedule.findMany({
     where: { active: true, bot: { status: 'active' } },
-    select: { botId: true, intervalSeconds: true, nextRunAt: true },
+    select: { botId: true, intervalSeconds: true, cron: true, timezone: true, nextRunAt: true },
     orderBy: { botId: 'asc' },
   });
 }
@@ -72,25 +92,55 @@ export async function findScheduledExecution(db: Db, botId: string, scheduledFor
   return db.execution.findUnique({ where: { botId_scheduledFor: { botId, scheduledFor } } });
 }
 
+/** What a tick ran under: a PUT that changed any of it since wins over the tick's late write. */
+export interface ScheduleTiming {
+  intervalSeconds: number | null;
+  cron: string | null;
+  timezone: string;
+}
+
 /**
- * Records that the tick for `slot` fired. Ticks may be processed out of order or twice (a
- * retry, a stalled job), so only a newer slot moves `lastRunAt`; `nextRunAt` is only written
- * while the schedule is still active with the interval the tick ran under and its bot is still
- * active, so a tick that races a PUT or a pause cannot overwrite what those decided.
+ * Records that the tick for `slot` fired (`fired`), or passed without a run (overlap skip).
+ * Ticks may be processed out of order or twice (a retry, a stalled job), so only a newer slot
+ * moves `lastRunAt`; `nextRunAt` is only written while the schedule is still active with the
+ * timing the tick ran under and its bot is still active, so a tick that races a PUT or a pause
+ * cannot overwrite what those decided.
  */
 export async function recordScheduledRun(
   db: Db,
-  input: { botId: string; slot: Date; nextRunAt: Date; intervalSeconds: number },
+  input: { botId: string; slot: Date; nextRunAt: Date | null; timing: ScheduleTiming; fired?: boolean },
 ): Promise<boolean> {
+  const { timing } = input;
+  const fired = input.fired ?? true;
   const count = await db.$executeRaw`
     UPDATE "Schedule"
-       SET "lastRunAt" = ${input.slot},
-           "nextRunAt" = CASE WHEN active AND "intervalSeconds" = ${input.intervalSeconds}
+       SET "lastRunAt" = CASE WHEN ${fired} THEN ${input.slot} ELSE "lastRunAt" END,
+           "nextRunAt" = CASE WHEN active
+                                   AND "intervalSeconds" IS NOT DISTINCT FROM ${timing.intervalSeconds}::int
+                                   AND cron IS NOT DISTINCT FROM ${timing.cron}::text
+                                   AND timezone = ${timing.timezone}
                                    AND EXISTS (SELECT 1 FROM "Bot" b WHERE b.id = "Schedule"."botId" AND b.status = 'active')
                               THEN ${input.nextRunAt} ELSE "nextRunAt" END,
            "updatedAt" = now()
      WHERE "botId" = ${input.botId} AND ("lastRunAt" IS NULL OR "lastRunAt" < ${input.slot})`;
   return count === 1;
+}
+
+/**
+ * Whether the bot has a run that is pending or running (a schedule with overlap `skip` waits
+ * for it), other than the one of `slot`: a tick processed twice at once must not mistake its
+ * twin's row for an earlier run.
+ */
+export async function hasUnfinishedExecution(db: Db, botId: string, slot: Date): Promise<boolean> {
+  const row = await db.execution.findFirst({
+    where: {
+      botId,
+      status: { in: ['pending', 'running'] },
+      OR: [{ scheduledFor: null }, { scheduledFor: { not: slot } }],
+    },
+    select: { id: true },
+  });
+  return row !== null;
 }
 
 /**

@@ -1,5 +1,6 @@
-import { newId, type Step } from '@botfleet/core';
+import { newId, type CreateBotInput, type Step } from '@botfleet/core';
 import type { Prisma, RecordedStep } from '../generated/prisma/client';
+import { createBot } from './bots';
 import type { Db } from './db-handle';
 import { inTransaction } from './in-transaction';
 import { saveGeneratedScript } from './scripts';
@@ -39,5 +40,20 @@ export async function replaceStepsAndScript(
   await inTransaction(db, async (tx) => {
     await replaceSteps(tx, botId, steps);
     await saveGeneratedScript(tx, botId, generatedSource);
+  });
+}
+
+/** Creates a bot with its steps and the script generated from them, atomically (a bot from a recording). */
+export async function createBotWithSteps(
+  db: Db,
+  organizationId: string,
+  input: CreateBotInput,
+  steps: Step[],
+  generatedSource: string,
+) {
+  return inTransaction(db, async (tx) => {
+    const bot = await createBot(tx, organizationId, input);
+    await replaceStepsAndScript(tx, bot.id, steps, generatedSource);
+    return bot;
   });
 }

@@ -1,3 +1,4 @@
 export * from './job-schedulers';
 export * from './tick-slot';
 export * from './series-start';
+export * from './arm-plan';

@@ -18,27 +18,37 @@ export const schedulerIdOf = (botId: string): string => `${SCHEDULER_PREFIX}${bo
 export interface ArmedSchedule {
   botId: string;
   everyMs: number | null;
+  /** Cron pattern and zone, for a cron schedule. */
+  pattern: string | null;
+  tz: string | null;
   /** The slot (Unix ms) it fires next. */
   next: number | null;
 }
 
+/** How to arm: every interval from `startAt`, or on a cron pattern in a zone. */
+export type ArmInput =
+  | { botId: string; intervalSeconds: number; startAt: Date }
+  /** `fireNow`: one tick at once (missed occurrences collapsed into one run), then the pattern. */
+  | { botId: string; cron: string; timezone: string; fireNow: boolean };
+
 /**
- * Creates or updates the bot's job scheduler. `startAt` only applies when BullMQ starts a new
- * series (none armed, or the interval changed); re-arming an unchanged scheduler keeps its
- * slot. Returns the slot the armed scheduler fires next, as BullMQ decided it.
+ * Creates or updates the bot's job scheduler. For an interval, `startAt` only applies when
+ * BullMQ starts a new series (none armed, or the interval changed); re-arming an unchanged
+ * scheduler keeps its slot. A cron pattern fires at its occurrences in `tz`, computed by BullMQ
+ * with cron-parser (the library `nextRuns` uses too). Returns the slot the armed scheduler fires
+ * next, as BullMQ decided it.
  */
-export async function armSchedule(
-  queues: Queues,
-  input: { botId: string; intervalSeconds: number; startAt: Date },
-): Promise<number | null> {
+export async function armSchedule(queues: Queues, input: ArmInput): Promise<number | null> {
   const schedulerId = schedulerIdOf(input.botId);
-  const job = await queues
-    .get(TICK_QUEUE)
-    .upsertJobScheduler(
-      schedulerId,
-      { every: input.intervalSeconds * 1000, startDate: input.startAt },
-      { name: scheduleTick.name, data: scheduleTick.schema.parse({ botId: input.botId }), opts: scheduleTick.options },
-    );
+  const repeat =
+    'cron' in input
+      ? { pattern: input.cron, tz: input.timezone, ...(input.fireNow ? { immediately: true } : {}) }
+      : { every: input.intervalSeconds * 1000, startDate: input.startAt };
+  const job = await queues.get(TICK_QUEUE).upsertJobScheduler(schedulerId, repeat, {
+    name: scheduleTick.name,
+    data: scheduleTick.schema.parse({ botId: input.botId }),
+    opts: scheduleTick.options,
+  });
   return tickSlotOf(job?.id, schedulerId);
 }
 
@@ -62,6 +72,8 @@ export async function listArmedSchedules(queues: Queues): Promise<ArmedSchedule[
     armed.push({
       botId: scheduler.key.slice(SCHEDULER_PREFIX.length),
       everyMs: scheduler.every ?? null,
+      pattern: scheduler.pattern ?? null,
+      tz: scheduler.tz ?? null,
       next: scheduler.next ?? null,
     });
   }

@@ -69,6 +69,13 @@ export class BridgeOptions {
     return value;
   }
 
+  string(key: string): string | undefined {
+    const value = this.record[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') throw this.args.error(`option '${key}' must be a string`);
+    return value;
+  }
+
   boolean(key: string): boolean | undefined {
     const value = this.record[key];
     if (value === undefined || value === null) return undefined;

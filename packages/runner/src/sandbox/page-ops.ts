@@ -1,3 +1,4 @@
+import { normalizeUrl } from '@botfleet/core';
 import type { Page } from 'playwright-core';
 import type { RunSession } from '../run-session';
 import type { BridgeArgs } from './bridge-args';
@@ -118,6 +119,30 @@ export const PAGE_OPS: ReadonlyMap<string, PageOp> = new Map<string, PageOp>([
       const choice = LOAD_STATES.find((s) => s === state);
       if (state !== undefined && choice === undefined) throw a.error(`state must be one of ${LOAD_STATES.join(', ')}`);
       await page.waitForLoadState(choice, { timeout: timeout(a.options(1, ['timeout']).number('timeout')) });
+    },
+  ],
+  [
+    'setViewportSize',
+    async (a, { page }) => {
+      const o = a.options(0, ['width', 'height']);
+      const width = o.number('width');
+      const height = o.number('height');
+      if (width === undefined || height === undefined) throw a.error('width and height are required');
+      await page.setViewportSize({ width, height });
+    },
+  ],
+  // botfleet's own (Playwright deprecated its page.waitForNavigation): waits for the next load, or
+  // with `url` until the page is at exactly that URL and loaded. Generated scripts race it with
+  // the step's action, as recorded steps with a navigation wait do.
+  [
+    'waitForNavigation',
+    async (a, { page, timeout }) => {
+      const o = a.options(0, ['url', 'timeout']);
+      const url = o.string('url');
+      const expected = url === undefined ? undefined : normalizeUrl(url);
+      const limit = timeout(o.number('timeout'));
+      if (expected === undefined) await page.waitForEvent('load', { timeout: limit });
+      else await page.waitForURL((current) => current.href === expected, { timeout: limit, waitUntil: 'load' });
     },
   ],
   ['textContent', readElement((page, selector, options) => page.textContent(selector, options))],

@@ -1,16 +1,29 @@
 import { defineStepAction } from '../define-step-action';
-import { SelectorSchema, TemplatedTextSchema } from '../step-fields';
+import { ELEMENT_FIELDS } from '../element-selector';
+import { describeElement, locatedOutput, locateElement, scriptTarget, timeLeft } from '../locate-element';
+import { TemplatedTextSchema } from '../step-fields';
 
-/** select: picks the option `value` in the first select matching `selector`. */
+/** select: picks the option `value` in the first select matching `selector` (alternatives: the first that matches). */
 export const selectAction = defineStepAction({
   action: 'select',
-  fields: { selector: SelectorSchema, value: TemplatedTextSchema },
+  fields: { ...ELEMENT_FIELDS, value: TemplatedTextSchema },
   async perform(page, step, { timeoutMs }) {
+    const startedAt = Date.now();
+    const target = await locateElement(page, step, timeoutMs);
     // Playwright matches the option by value or by label.
-    await page.locator(step.selector).first().selectOption(step.value, { timeout: timeoutMs });
+    await page
+      .locator(target.selector)
+      .first()
+      .selectOption(step.value, { timeout: timeLeft(startedAt, timeoutMs) });
+    return locatedOutput(target);
   },
-  describe: (step) => `select "${step.selector}"`,
-  toScript: (step, script) => [
-    `await page.selectOption(${script.text(step.selector)}, ${script.text(step.value)}${script.options()});`,
-  ],
+  describe: (step) => `select ${describeElement(step)}`,
+  toScript(step, script) {
+    const target = scriptTarget(step, script);
+    return [
+      ...target.setup,
+      `await page.selectOption(${target.selector}, ${script.text(step.value)}${script.options()});`,
+      ...target.output,
+    ];
+  },
 });

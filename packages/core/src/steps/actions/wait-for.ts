@@ -1,26 +1,160 @@
 import { z } from 'zod';
 import { defineStepAction } from '../define-step-action';
-import { SelectorSchema } from '../step-fields';
+import { ElementSelectorSchema, FramePathSchema, framePrefix } from '../element-selector';
+import {
+  describeElement,
+  LOCATE_DEFAULT_TIMEOUT_MS,
+  LOCATE_ELEMENT_HELPER,
+  LOCATE_POLL_MS,
+  locatedOutput,
+  locateElement,
+  scriptTarget,
+  selectorLiteral,
+  waitForCount,
+  type CountOperator,
+} from '../locate-element';
+import { EVALUATE_EXPRESSION_HELPER, pageFunction, type ElementFilters } from '../page-functions';
+import type { StepPage } from '../step-page';
 
-/** waitFor: `selector` waits until that element is visible; `ms` sleeps. */
+/** How deep a `properties` value may nest: enough for any DOM property, and no recursion to exhaust. */
+const MAX_PROPERTIES_DEPTH = 10;
+
+function nestsWithin(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (depth === 0) return false;
+  return Object.values(value).every((inner) => nestsWithin(inner, depth - 1));
+}
+
+const PropertiesSchema = z
+  .record(z.string(), z.unknown())
+  .refine((properties) => nestsWithin(properties, MAX_PROPERTIES_DEPTH), {
+    message: `must not nest deeper than ${MAX_PROPERTIES_DEPTH} levels`,
+  })
+  .describe('Property values the elements must have (an object value matches as a subset)');
+
+const COUNT_FIELDS = ['count', 'operator', 'visible', 'properties', 'attributes'] as const;
+
+/**
+ * waitFor: `selector` waits until that element is visible; `ms` sleeps; `expression` waits until
+ * that JavaScript expression (evaluated in the page, or in `frame`) is truthy. With `count`,
+ * `operator`, `visible`, `properties` or `attributes`, or with selector alternatives, it waits
+ * until the number of matching elements that are visible (or hidden with `visible: false`) and
+ * carry those attributes and property values compares with `count` (default 1) by `operator`
+ * (default `==`); the output's `selector` names the alternative that did.
+ */
 export const waitForAction = defineStepAction({
   action: 'waitFor',
-  fields: { selector: SelectorSchema.optional(), ms: z.number().int().min(0).max(300_000).optional() },
+  fields: {
+    selector: ElementSelectorSchema.optional(),
+    ms: z.number().int().min(0).max(300_000).optional(),
+    expression: z.string().min(1).max(10_000).optional(),
+    frame: FramePathSchema.optional(),
+    count: z.number().int().min(0).max(100_000).optional(),
+    operator: z.enum(['>=', '==', '<=']).optional(),
+    visible: z.boolean().optional(),
+    properties: PropertiesSchema.optional(),
+    attributes: z.record(z.string(), z.string()).optional(),
+  },
   check(step, ctx) {
-    if ((step.selector === undefined) === (step.ms === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['selector'], message: 'waitFor needs exactly one of selector or ms' });
+    const given = [step.selector, step.ms, step.expression].filter((value) => value !== undefined).length;
+    if (given !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['selector'],
+        message: 'waitFor needs exactly one of selector, ms or expression',
+      });
+    }
+    for (const field of COUNT_FIELDS) {
+      if (step[field] !== undefined && step.selector === undefined) {
+        ctx.addIssue({ code: 'custom', path: [field], message: `${field} needs a selector` });
+      }
     }
   },
   async perform(page, step, { timeoutMs }) {
-    if (step.selector !== undefined)
-      await page.locator(step.selector).first().waitFor({ state: 'visible', timeout: timeoutMs });
-    else await page.waitForTimeout(step.ms ?? 0);
+    if (step.expression !== undefined) return waitForExpression(page, step.expression, step.frame, timeoutMs);
+    if (step.selector === undefined) return page.waitForTimeout(step.ms ?? 0);
+    const element = { ...step, selector: step.selector };
+    const wanted = countWanted(step);
+    if (wanted !== null) return locatedOutput(await waitForCount(page, element, wanted, timeoutMs));
+    const target = await locateElement(page, element, timeoutMs);
+    // A single selector: locateElement only translated it, so the whole timeout is left.
+    await page.locator(target.selector).first().waitFor({ state: 'visible', timeout: timeoutMs });
+    return undefined;
   },
   // A sleep is cut only by the execution's deadline, never by the step timeout.
   durationMs: (step) => step.ms,
-  describe: (step) => (step.selector !== undefined ? `waitFor "${step.selector}"` : `waitFor ${step.ms ?? 0} ms`),
-  toScript: (step, script) =>
-    step.selector === undefined
-      ? [`await page.waitForTimeout(${script.number(step.ms ?? 0)});`]
-      : [`await page.waitForSelector(${script.text(step.selector)}${script.options(["state: 'visible'"])});`],
+  describe(step) {
+    if (step.expression !== undefined)
+      return `waitFor expression${step.frame ? ` in frame ${step.frame.join('.')}` : ''}`;
+    if (step.selector === undefined) return `waitFor ${step.ms ?? 0} ms`;
+    const wanted = countWanted(step);
+    const count = wanted === null ? '' : ` ${wanted.operator} ${wanted.count}`;
+    return `waitFor ${describeElement({ ...step, selector: step.selector })}${count}`;
+  },
+  toScript(step, script) {
+    const timeout = script.number(step.timeout ?? LOCATE_DEFAULT_TIMEOUT_MS);
+    if (step.expression !== undefined) {
+      const root = JSON.stringify(`${framePrefix(step.frame)}:root`);
+      return [
+        `const deadline = Date.now() + ${timeout};`,
+        `while (!(await page.$$eval(${root}, ${script.use(EVALUATE_EXPRESSION_HELPER)}, ${script.text(step.expression)}))) {`,
+        `  if (Date.now() >= deadline) throw new Error(${JSON.stringify(expressionTimeout(step.timeout ?? LOCATE_DEFAULT_TIMEOUT_MS))});`,
+        `  await page.waitForTimeout(${LOCATE_POLL_MS});`,
+        '}',
+      ];
+    }
+    if (step.selector === undefined) return [`await page.waitForTimeout(${script.number(step.ms ?? 0)});`];
+    const element = { ...step, selector: step.selector };
+    const wanted = countWanted(step);
+    if (wanted === null) {
+      const target = scriptTarget(element, script);
+      return [
+        ...target.setup,
+        `await page.waitForSelector(${target.selector}${script.options(["state: 'visible'"])});`,
+      ];
+    }
+    const frame = step.frame ? JSON.stringify(step.frame) : 'null';
+    return [
+      `const target = await ${script.use(LOCATE_ELEMENT_HELPER)}(page, ${selectorLiteral(step.selector, script)}, ${frame}, ${timeout}, ${JSON.stringify(wanted.filters)}, ${JSON.stringify({ count: wanted.count, operator: wanted.operator })});`,
+      'return { selector: target.matched };',
+    ];
+  },
 });
+
+type WaitForFields = {
+  selector?: unknown;
+  count?: number;
+  operator?: CountOperator;
+  visible?: boolean;
+  properties?: Record<string, unknown>;
+  attributes?: Record<string, string>;
+};
+
+/** What a counting waitFor wants, or null for the plain "wait until visible" of a single selector. */
+function countWanted(step: WaitForFields): { count: number; operator: CountOperator; filters: ElementFilters } | null {
+  const counting = typeof step.selector !== 'string' || COUNT_FIELDS.some((field) => step[field] !== undefined);
+  if (!counting) return null;
+  const filters: ElementFilters = { visible: step.visible ?? true };
+  if (step.properties) filters.properties = step.properties;
+  if (step.attributes) filters.attributes = step.attributes;
+  return { count: step.count ?? 1, operator: step.operator ?? '==', filters };
+}
+
+function expressionTimeout(ms: number): string {
+  return `The expression was not truthy within ${ms} ms`;
+}
+
+async function waitForExpression(
+  page: StepPage,
+  expression: string,
+  frame: number[] | undefined,
+  timeoutMs: number,
+): Promise<undefined> {
+  const deadline = Date.now() + timeoutMs;
+  const root = page.locator(`${framePrefix(frame)}:root`);
+  while (!(await root.evaluateAll(pageFunction<boolean>(EVALUATE_EXPRESSION_HELPER), expression))) {
+    if (Date.now() >= deadline) throw new Error(expressionTimeout(timeoutMs));
+    await page.waitForTimeout(LOCATE_POLL_MS);
+  }
+  return undefined;
+}

@@ -1,0 +1,56 @@
+import { AppError, buildTestEventBody, newId, WEBHOOK_TEST_EVENT, type SecretBox } from '@botfleet/core';
+import type { StoredManifest } from '@botfleet/db';
+import { deliverWebhook, DEFAULT_HTTP_TIMEOUT_MS, type JwtTokenCache } from '@botfleet/webhooks';
+import type { ApiDeps } from '../deps';
+
+export interface WebhookTestResult {
+  delivered: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/**
+ * Sends one `webhook.test` event to the bot's webhook now, signed (or logged in) as configured,
+ * and reports what the receiver answered. Never stored and never retried: it is a probe, so a
+ * failure is the answer, not something to try again. Works on a disabled webhook too, so a user
+ * can check the receiver before enabling it again.
+ */
+export async function sendWebhookTest(
+  deps: Pick<ApiDeps, 'logger' | 'settings'> & { secretBox: SecretBox; tokenCache: JwtTokenCache },
+  bot: { id: string; organizationId: string },
+  manifest: StoredManifest,
+): Promise<WebhookTestResult> {
+  const { webhook } = manifest;
+  if (!webhook) throw new AppError('conflict', 'The bot has no webhook to test');
+  const open = (sealed: string | null) => {
+    if (sealed === null) return undefined;
+    try {
+      return deps.secretBox.decrypt(sealed);
+    } catch {
+      throw new AppError('conflict', 'The stored webhook secret cannot be decrypted (was SECRETS_KEY changed?)');
+    }
+  };
+  const result = await deliverWebhook(
+    {
+      deliveryId: newId('msg'),
+      organizationId: bot.organizationId,
+      botId: bot.id,
+      event: WEBHOOK_TEST_EVENT,
+      url: webhook.url,
+      auth: webhook.auth,
+      body: buildTestEventBody(bot.id, new Date()),
+      secret: open(manifest.webhookSecretEnc),
+      password: open(manifest.webhookPasswordEnc),
+      loginUrl: webhook.loginUrl,
+      username: webhook.username,
+    },
+    {
+      allowPrivateNetwork: deps.settings.allowPrivateNetwork ?? false,
+      timeoutMs: deps.settings.webhookTimeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS,
+      tokenCache: deps.tokenCache,
+      logger: deps.logger,
+    },
+  );
+  return { delivered: result.ok, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error };
+}

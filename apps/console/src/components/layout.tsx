@@ -1,0 +1,47 @@
+import type { ComponentChildren } from 'preact';
+import { useSession } from '../console-session';
+import { hrefOf, type Route } from '../routes';
+import { Link } from './link';
+
+/** The frame of every signed-in page: a skip link, the navigation, who is signed in. */
+export function Layout({ route, children }: { route: Route; children: ComponentChildren }) {
+  const session = useSession();
+  const current = (page: Route['page']) => (route.page === page ? ('page' as const) : undefined);
+  return (
+    <>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="top-bar">
+        <span class="brand">botfleet</span>
+        <nav aria-label="Main">
+          <Link href={hrefOf({ page: 'bots' })} aria-current={current('bots')}>
+            Bots
+          </Link>
+          <Link href={hrefOf({ page: 'runs' })} aria-current={current('runs')}>
+            Runs
+          </Link>
+          {session.isAdmin && (
+            // The API offers organization keys no queue overview; Bull Board is the operator's
+            // (HTTP Basic with OPS_ADMIN_TOKEN, every organization's jobs), so it is only a link.
+            <a href="/admin/queues" title="Operator sign-in (OPS_ADMIN_TOKEN)">
+              Queues
+            </a>
+          )}
+          <a href="/docs">API reference</a>
+        </nav>
+        <span class="who">
+          <span>
+            {session.key.name} <span class="badge badge-key">{session.key.permission}</span>
+          </span>
+          <button type="button" class="link-button" onClick={() => session.signOut()}>
+            Sign out
+          </button>
+        </span>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,302 @@
+import { waitUntil } from '@botfleet/testkit';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import request from 'supertest';
+import {
+  bookSearchRecording,
+  guardPage,
+  seriousAxeViolations,
+  startConsoleFixture,
+  type ConsoleFixture,
+  type PageGuard,
+} from './testing';
+
+/*
+ * The console in Chromium against a running botfleet (API, worker, delivery): what a person does
+ * with it in a morning, and what a read key may not do. Every page is checked with axe-core, and
+ * any console error, failed request or unannounced HTTP error fails the test.
+ * CONSOLE_SCREENSHOTS=1 also saves the main pages to docs/screenshots/.
+ */
+
+let f: ConsoleFixture;
+beforeAll(async () => {
+  f = await startConsoleFixture();
+}, 120_000);
+afterAll(() => f?.close());
+
+const SCREENSHOTS =
+  process.env.CONSOLE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', '..', 'docs', 'screenshots') : null;
+
+async function snap(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+}
+
+interface Scenario {
+  context: BrowserContext;
+  page: Page;
+  guard: PageGuard;
+  /** axe on the page as it is; fails on a serious or critical violation. */
+  checkA11y(where: string): Promise<void>;
+}
+
+async function openConsole(viewport: { width: number; height: number }): Promise<Scenario> {
+  const context = await f.browser.newContext({ viewport });
+  const page = await context.newPage();
+  const guard = guardPage(page);
+  return {
+    context,
+    page,
+    guard,
+    async checkA11y(where) {
+      expect({ where, violations: await seriousAxeViolations(page) }).toEqual({ where, violations: [] });
+    },
+  };
+}
+
+async function signIn(page: Page, key: string): Promise<void> {
+  await page.goto(`${f.baseUrl}/console/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
+}
+
+/** Drops a file on an element the way a browser does for a drag from the desktop. */
+async function dropFile(page: Page, selector: string, name: string, content: string): Promise<void> {
+  const transfer = await page.evaluateHandle(
+    ([fileName, text]) => {
+      const data = new DataTransfer();
+      data.items.add(new File([text], fileName, { type: 'application/json' }));
+      return data;
+    },
+    [name, content] as const,
+  );
+  await page.dispatchEvent(selector, 'dragover', { dataTransfer: transfer });
+  await page.dispatchEvent(selector, 'drop', { dataTransfer: transfer });
+}
+
+const api = (method: 'get' | 'put', path: string, permission: 'write' | 'read' = 'write') =>
+  request(f.api.app)[method](`/api/v1${path}`).set(f.org.auth(permission));
+
+let botId: string;
+let runId: string;
+let failedRunId: string;
+
+it('drives a bot from a recording to a delivered, rerun result', async () => {
+  const { context, page, guard, checkA11y } = await openConsole({ width: 1280, height: 800 });
+  try {
+    await page.goto(`${f.baseUrl}/console/`);
+    await page.getByLabel('API key').waitFor();
+    await checkA11y('sign-in');
+    await signIn(page, f.org.keys.write);
+    await checkA11y('bots (empty)');
+
+    // Create a bot by dropping a Chrome Recorder export on the page.
+    const recording = bookSearchRecording(f.site.origin);
+    await dropFile(page, '.drop-zone', 'book-search.json', JSON.stringify(recording));
+    await page.getByRole('heading', { name: 'Book search', level: 1 }).waitFor();
+    botId = /\/console\/bots\/(bot_\w+)/.exec(page.url())![1]!;
+    await page.getByText(`fill "aria/Search terms (+1 alternatives)" with "{{params.query}}"`).waitFor();
+
+    // What the console does not edit is set through the API: parameters, webhook, extract steps.
+    const manifest = await api('put', `/bots/${botId}/manifest`).send({
+      parameters: [
+        { name: 'query', type: 'string', required: true, description: 'What to search for' },
+        { name: 'limit', type: 'integer' },
+      ],
+      webhook: { url: `${f.receiver.url}/hook`, auth: 'hmac', secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=' },
+    });
+    expect(manifest.status).toBe(200);
+    const steps = (await api('get', `/bots/${botId}/steps`)).body.data as object[];
+    const extract = [
+      { action: 'extract', name: 'summary', selector: '#summary' },
+      { action: 'extract', name: 'results', selector: '.result', multiple: true },
+    ];
+    expect((await api('put', `/bots/${botId}/steps`).send({ steps: [...steps, ...extract] })).status).toBe(200);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Book search', level: 1 }).waitFor();
+    await expect(page.getByTestId('webhook-secret').textContent()).resolves.toBe('•••••••• (set)');
+    expect(await page.content()).not.toContain('c2VjcmV0');
+
+    // A cron schedule in a time zone, with the next runs the API computes.
+    await page.getByLabel('On a cron expression').check();
+    await page.getByLabel('Cron expression', { exact: true }).fill('0 9 * * 1-5');
+    await page.getByLabel('Time zone', { exact: true }).fill('Europe/Paris');
+    const scheduleForm = page.locator('section', { has: page.getByRole('heading', { name: 'Schedule' }) });
+    await scheduleForm.getByLabel(/^query/).fill('morning news');
+    await page.getByRole('button', { name: 'Save schedule' }).click();
+    await page.getByText('Cron 0 9 * * 1-5 in Europe/Paris, active.').waitFor();
+    await expect(page.getByTestId('next-runs').locator('li').count()).resolves.toBe(5);
+    const schedule = (await api('get', `/bots/${botId}/schedule`)).body;
+    expect(schedule).toMatchObject({
+      cron: '0 9 * * 1-5',
+      timezone: 'Europe/Paris',
+      active: true,
+      params: { query: 'morning news' },
+    });
+    await checkA11y('bot');
+    await snap(page, 'bot');
+
+    // Trigger with a misspelt extra parameter: the API's suggestion is shown beside it, and fixes it.
+    const trigger = page.locator('section', { has: page.getByRole('heading', { name: 'Run now' }) });
+    await trigger.getByLabel(/^query/).fill('dune');
+    await page.getByRole('button', { name: 'Add another parameter' }).click();
+    await page.getByLabel('Name').fill('qeury');
+    await page.getByLabel('Value').fill('dune');
+    guard.expectError((r) => r.status() === 400 && r.url().endsWith(`/bots/${botId}/executions`));
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('Unknown parameter ‘qeury’. Did you mean ‘query’?').waitFor();
+    await checkA11y('trigger form with an unknown parameter');
+    await page.getByRole('button', { name: 'Use ‘query’' }).click();
+    await expect(page.getByLabel('Name').count()).resolves.toBe(0);
+    await trigger.getByLabel(/^limit/).fill('2');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+
+    // The run page follows the run live, without a reload, to its data.
+    await page.waitForURL(/\/console\/runs\/exe_/);
+    runId = /\/console\/runs\/(exe_\w+)/.exec(page.url())![1]!;
+    await page.locator('.run-status .badge-completed').waitFor({ timeout: 30_000 });
+    await expect(page.getByTestId('step-outputs').locator(':scope > li').count()).resolves.toBe(steps.length + 2);
+    const data = page.locator('section', { has: page.getByRole('heading', { name: 'Extracted data' }) });
+    await data.getByText('"Dune Messiah"').waitFor();
+    // The tree collapses and opens again from its summary (a native <details>).
+    await data.locator('summary').first().click();
+    await expect(data.getByText('"Dune Messiah"').isVisible()).resolves.toBe(false);
+    await data.locator('summary').first().click();
+    await data.getByText('"Dune Messiah"').waitFor();
+    await expect(data.getByText('"dune"', { exact: true }).isVisible()).resolves.toBe(true);
+    await expect(page.locator('section', { hasText: 'Parameters' }).first().textContent()).resolves.toContain('2');
+
+    // The webhook was delivered; redelivering sends it again and the page shows the new attempt.
+    const deliveries = page.getByTestId('deliveries');
+    await deliveries.locator('.badge-succeeded').waitFor({ timeout: 15_000 });
+    await waitUntil(() => f.receiver.requests.length === 1, { timeoutMs: 10_000, message: 'the first delivery' });
+    await checkA11y('run');
+    await snap(page, 'run');
+    await deliveries.getByRole('button', { name: 'Redeliver' }).click();
+    await waitUntil(() => f.receiver.requests.length === 2, { timeoutMs: 15_000, message: 'the redelivery' });
+    expect(f.receiver.requests[1]!.headers['webhook-id']).toBe(f.receiver.requests[0]!.headers['webhook-id']);
+    await deliveries.locator('.badge-succeeded').waitFor({ timeout: 15_000 });
+
+    // Rerun: a new run of the same params, linked to this one.
+    await page.getByRole('button', { name: 'Rerun' }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/console/runs/') && !url.pathname.endsWith(runId));
+    await page.getByText(`rerun of ${runId}`).waitFor();
+    await page.locator('.run-status .badge-completed').waitFor({ timeout: 30_000 });
+
+    // A failing run shows its error and the screenshot, loaded through the console's own origin.
+    const failing = await f.api.newBot(
+      f.org,
+      { name: 'broken', targetUrl: `${f.site.origin}/search`, tags: ['nightly'] },
+      { steps: [{ action: 'click', selector: '#no-such-button', timeout: 1000 }] },
+    );
+    await page.getByRole('link', { name: 'Bots' }).click();
+    await page.getByRole('link', { name: 'broken' }).click();
+    await page.getByRole('heading', { name: 'broken', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.waitForURL(/\/console\/runs\/exe_/);
+    failedRunId = /\/console\/runs\/(exe_\w+)/.exec(page.url())![1]!;
+    await page.locator('.run-status .badge-failed').waitFor({ timeout: 30_000 });
+    await page.getByTestId('failure-error').getByText('Step 1').waitFor();
+    const shot = page.getByRole('img', { name: 'The page when the run failed' });
+    await shot.waitFor();
+    await waitUntil(() => shot.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), {
+      timeoutMs: 10_000,
+      message: 'the screenshot to load',
+    });
+    await checkA11y('failed run');
+    await snap(page, 'failed-run');
+
+    // The bots list: schedule, last run, search and tag filter.
+    await page.getByRole('link', { name: 'Bots' }).click();
+    const cards = page.locator('main .cards > li');
+    await waitUntil(async () => (await cards.count()) === 2, { timeoutMs: 5_000, message: 'two bots' });
+    await page.getByText('0 9 * * 1-5 (Europe/Paris)').waitFor();
+    await cards.filter({ hasText: 'broken' }).locator('.badge-failed').waitFor();
+    await page.getByLabel('Tag').selectOption('nightly');
+    await waitUntil(async () => (await cards.count()) === 1, { timeoutMs: 5_000, message: 'the tag filter' });
+    await page.getByLabel('Tag').selectOption('');
+    await page.getByLabel('Search').fill('book');
+    await waitUntil(async () => (await cards.count()) === 1, { timeoutMs: 5_000, message: 'the search' });
+    await expect(cards.first().textContent()).resolves.toContain('Book search');
+    await page.getByLabel('Search').fill('');
+    await checkA11y('bots');
+    await snap(page, 'bots');
+
+    // Runs of the organization, filtered by status.
+    await page.getByRole('link', { name: 'Runs' }).click();
+    const runs = page.getByTestId('runs-list').locator(':scope > li');
+    await waitUntil(async () => (await runs.count()) === 3, { timeoutMs: 5_000, message: 'three runs' });
+    await page.getByLabel('failed').check();
+    await waitUntil(async () => (await runs.count()) === 1, { timeoutMs: 5_000, message: 'the failed run only' });
+    await checkA11y('runs');
+    await snap(page, 'runs');
+    expect(failing).toMatch(/^bot_/);
+    expect(guard.problems).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 180_000);
+
+it('shows a read key everything and no write control, at 360 px', async () => {
+  const { context, page, guard, checkA11y } = await openConsole({ width: 360, height: 740 });
+  const noHorizontalScroll = () =>
+    page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+  try {
+    await signIn(page, f.org.keys.read);
+    await page.locator('main .cards > li').first().waitFor();
+    await expect(page.getByText('Create a bot from a recording').count()).resolves.toBe(0);
+    await expect(noHorizontalScroll()).resolves.toBe(true);
+    await checkA11y('bots (read, 360 px)');
+
+    await page.goto(`${f.baseUrl}/console/bots/${botId}`);
+    await page.getByRole('heading', { name: 'Book search', level: 1 }).waitFor();
+    await page.getByTestId('next-runs').waitFor();
+    await page.getByTestId('bot-runs-list').waitFor();
+    for (const control of ['Save schedule', 'Run', 'Add another parameter']) {
+      await expect(page.getByRole('button', { name: control, exact: true }).count()).resolves.toBe(0);
+    }
+    await expect(page.getByText('Replace the steps with a recording').count()).resolves.toBe(0);
+    await expect(page.locator('main input[type=file], main form.form').count()).resolves.toBe(0);
+    await expect(noHorizontalScroll()).resolves.toBe(true);
+    await checkA11y('bot (read, 360 px)');
+    await snap(page, 'bot-mobile');
+
+    await page.goto(`${f.baseUrl}/console/runs/${runId}`);
+    await page.getByTestId('deliveries').waitFor();
+    for (const control of ['Rerun', 'Cancel run', 'Redeliver']) {
+      await expect(page.getByRole('button', { name: control }).count()).resolves.toBe(0);
+    }
+    await expect(noHorizontalScroll()).resolves.toBe(true);
+    await checkA11y('run (read, 360 px)');
+
+    await page.goto(`${f.baseUrl}/console/runs/${failedRunId}`);
+    await page.getByRole('img', { name: 'The page when the run failed' }).waitFor();
+    await expect(noHorizontalScroll()).resolves.toBe(true);
+
+    // Keyboard: the skip link is the first stop, and signing out works from the keyboard.
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
+    await page.getByRole('button', { name: 'Sign out' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByLabel('API key').waitFor();
+    await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(0);
+    expect(guard.problems).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 120_000);
+
+it('serves the console with a same-origin content policy and opens deep links', async () => {
+  const page = await request(f.api.app).get('/console/runs/exe_anything');
+  expect(page.status).toBe(200);
+  expect(page.text).toContain('<div id="app"></div>');
+  expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+  const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(page.text)![1]!;
+  const asset = await request(f.api.app).get(script);
+  expect(asset.status).toBe(200);
+  expect(asset.headers['cache-control']).toContain('immutable');
+  expect((await request(f.api.app).get('/console/assets/missing.js')).status).toBe(404);
+});

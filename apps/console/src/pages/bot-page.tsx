@@ -1,0 +1,97 @@
+import { getBot, getManifest } from '@botfleet/sdk';
+import { ErrorAlert } from '../components/error-alert';
+import { ManifestView } from '../components/manifest-view';
+import { RunsList } from '../components/runs-list';
+import { ScheduleEditor } from '../components/schedule-editor';
+import { StatusBadge } from '../components/status-badge';
+import { StepsSection } from '../components/steps-section';
+import { TriggerForm } from '../components/trigger-form';
+import { useSession } from '../console-session';
+import { useLoad } from '../use-load';
+
+interface ImportWarning {
+  recordingStep: number | null;
+  message: string;
+}
+
+/** Warnings of the import that created this bot, handed over by the bots page in history.state. */
+function importWarningsOfNavigation(): ImportWarning[] {
+  const state = history.state as { importWarnings?: ImportWarning[] } | null;
+  return Array.isArray(state?.importWarnings) ? state.importWarnings : [];
+}
+
+export function BotPage({ botId }: { botId: string }) {
+  const { client } = useSession();
+  const bot = useLoad(async () => (await getBot({ client, path: { botId }, throwOnError: true })).data, [botId]);
+  const manifest = useLoad(
+    async () => (await getManifest({ client, path: { botId }, throwOnError: true })).data,
+    [botId],
+  );
+
+  if (bot.error) return <ErrorAlert error={bot.error} />;
+  if (!bot.data) return <p aria-live="polite">Loading the bot…</p>;
+  const { data } = bot;
+  return (
+    <>
+      <h1>
+        {data.name} <StatusBadge status={data.status} />
+      </h1>
+      <dl class="facts">
+        <div>
+          <dt>Id</dt>
+          <dd>
+            <code>{data.id}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Target</dt>
+          <dd class="wrap">{data.targetUrl}</dd>
+        </div>
+        <div>
+          <dt>Kind</dt>
+          <dd>{data.kind}</dd>
+        </div>
+        <div>
+          <dt>Tags</dt>
+          <dd>
+            {data.tags.length
+              ? data.tags.map((tag) => (
+                  <span class="tag" key={tag}>
+                    {tag}
+                  </span>
+                ))
+              : '—'}
+          </dd>
+        </div>
+      </dl>
+      {data.description && <p>{data.description}</p>}
+      <div class="sections">
+        <StepsSection botId={botId} initialWarnings={importWarningsOfNavigation()} />
+        <section aria-labelledby="manifest-heading">
+          <h2 id="manifest-heading">Manifest</h2>
+          <ErrorAlert error={manifest.error} />
+          {manifest.data && <ManifestView manifest={manifest.data} />}
+        </section>
+        {manifest.data && (
+          // Keyed by the parameters: a manifest change rebuilds both forms from the new ones.
+          <>
+            <ScheduleEditor
+              key={`schedule-${manifest.data.parameters.length}`}
+              botId={botId}
+              parameters={manifest.data.parameters}
+            />
+            <TriggerForm
+              key={`trigger-${manifest.data.parameters.length}`}
+              botId={botId}
+              parameters={manifest.data.parameters}
+            />
+          </>
+        )}
+        <section aria-labelledby="bot-runs-heading">
+          <h2 id="bot-runs-heading">Runs</h2>
+          <RunsList botId={botId} />
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+/** Where the api role serves the console (apps/api/src/console/console.router.ts). */
+export const CONSOLE_BASE = '/console';
+
+export type Route =
+  | { page: 'bots' }
+  | { page: 'bot'; botId: string }
+  | { page: 'runs' }
+  | { page: 'run'; executionId: string }
+  | { page: 'not-found' };
+
+const ID = '([A-Za-z0-9_-]+)';
+
+/** The page a location path names; paths outside the console's own are "not found". */
+export function parseRoute(pathname: string): Route {
+  const path = pathname.startsWith(CONSOLE_BASE) ? pathname.slice(CONSOLE_BASE.length) : pathname;
+  const trimmed = path.replace(/\/+$/, '');
+  if (trimmed === '' || trimmed === '/bots') return { page: 'bots' };
+  if (trimmed === '/runs') return { page: 'runs' };
+  const bot = new RegExp(`^/bots/${ID}$`).exec(trimmed);
+  if (bot?.[1]) return { page: 'bot', botId: bot[1] };
+  const run = new RegExp(`^/runs/${ID}$`).exec(trimmed);
+  if (run?.[1]) return { page: 'run', executionId: run[1] };
+  return { page: 'not-found' };
+}
+
+export function hrefOf(route: Route): string {
+  switch (route.page) {
+    case 'bots':
+    case 'not-found':
+      return `${CONSOLE_BASE}/`;
+    case 'bot':
+      return `${CONSOLE_BASE}/bots/${encodeURIComponent(route.botId)}`;
+    case 'runs':
+      return `${CONSOLE_BASE}/runs`;
+    case 'run':
+      return `${CONSOLE_BASE}/runs/${encodeURIComponent(route.executionId)}`;
+  }
+}
+
+/** Fired on window after a pushState, since browsers only fire popstate for back and forward. */
+export const NAVIGATE_EVENT = 'botfleet:navigate';
+
+export function navigate(href: string, state: unknown = null): void {
+  history.pushState(state, '', href);
+  window.dispatchEvent(new Event(NAVIGATE_EVENT));
+  window.scrollTo(0, 0);
+}

@@ -1,0 +1,2 @@
+export * from './console-fixture';
+export * from './page-guard';

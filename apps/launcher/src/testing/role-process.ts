@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { get } from 'node:http';
+import { join } from 'node:path';
+
+const MAIN = join(__dirname, '..', 'main.ts');
+
+export interface RoleProcess {
+  readonly child: ChildProcess;
+  readonly opsUrl: string;
+  /** GET on the ops port; the body parsed as JSON when it is JSON. */
+  get(path: string): Promise<{ status: number; text: string; json: unknown }>;
+  /** Sends SIGTERM; resolves with the exit code, or null if it was killed by a signal. */
+  terminate(): Promise<number | null>;
+}
+
+/**
+ * The launcher in a process of its own (the production entry point, through tsx), running the
+ * roles in `env.ROLES` with its ops server on `opsPort`. Resolves once the ops server listens;
+ * readiness is for the test to wait on.
+ */
+export async function startRoleProcess(env: NodeJS.ProcessEnv, opsPort: number): Promise<RoleProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { ...env, OPS_PORT: String(opsPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes(`ops listening on http://localhost:${opsPort}`)) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    void exited.then((code) => reject(new Error(`${env.ROLES} process exited (${code}): ${output}`)));
+  });
+  const opsUrl = `http://127.0.0.1:${opsPort}`;
+  return {
+    child,
+    opsUrl,
+    get: (path) => httpGet(`${opsUrl}${path}`),
+    terminate() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** A GET on a fresh connection (no keep-alive pool left open when the test ends). */
+function httpGet(url: string): Promise<{ status: number; text: string; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        const json: unknown = res.headers['content-type']?.includes('application/json') ? JSON.parse(text) : null;
+        resolve({ status: res.statusCode ?? 0, text, json });
+      });
+    }).on('error', reject);
+  });
+}
+
+/** The value of one Prometheus sample (`name{labels}`, labels as printed), or undefined. */
+export function sample(metrics: string, series: string): number | undefined {
+  const line = metrics.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}

@@ -1,0 +1,5 @@
+export * from './ops';
+export * from './ops-server';
+export * from './fleet-metrics';
+export * from './queue-depth';
+export * from './readiness';

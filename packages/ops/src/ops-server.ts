@@ -1,0 +1,87 @@
+import type { Logger } from '@botfleet/core';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Ops } from './ops';
+
+export interface OpsServer {
+  /** The port it listens on (the one asked for, or the one picked for port 0). */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The ops endpoints every role serves on OPS_PORT, apart from the API's own port so probes and
+ * scrapes work the same for every role and never compete with API traffic or its rate limit:
+ * GET /healthz (the process answers), /readyz (its dependencies answer), /metrics (Prometheus).
+ * The bodies are the API's: `{"status":"ok"}`, and the error envelope with code `unavailable`.
+ */
+export async function startOpsServer(options: {
+  port: number;
+  host?: string;
+  ops: Ops;
+  logger: Logger;
+}): Promise<OpsServer> {
+  const { ops, logger } = options;
+  const server = createServer((req, res) => {
+    handle(ops, req, res).catch((err: unknown) => {
+      logger.error({ err: (err as Error).message, path: req.url }, 'ops endpoint failed');
+      if (!res.headersSent) sendJson(res, 500, { error: { code: 'internal', message: 'Internal error' } });
+      else res.end();
+    });
+  });
+  // Probes keep connections open; they must not hold up shutdown.
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(options.port, options.host, () => {
+      server.off('error', fail);
+      ready();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  logger.info({ port }, 'ops endpoints listening');
+  return {
+    port,
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(ops: Ops, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = (req.url ?? '/').split('?')[0];
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    return sendJson(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} is not allowed` } });
+  }
+  switch (path) {
+    case '/healthz':
+      return sendJson(res, 200, { status: 'ok' });
+    case '/readyz': {
+      const { ready, checks } = await ops.readiness.run();
+      if (ready) return sendJson(res, 200, { status: 'ok', checks });
+      res.setHeader('Retry-After', '5');
+      return sendJson(res, 503, { error: { code: 'unavailable', message: 'Not ready', details: checks } });
+    }
+    case '/metrics': {
+      const body = await ops.registry.metrics();
+      res.writeHead(200, { 'Content-Type': ops.registry.contentType, 'Cache-Control': 'no-store' });
+      res.end(body);
+      return;
+    }
+    default:
+      return sendJson(res, 404, { error: { code: 'not_found', message: `No route for ${req.method} ${path}` } });
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+  });
+  res.end(text);
+}

@@ -1,0 +1,106 @@
+import { withTimeout } from '@botfleet/core';
+import { PRIORITY_LIMIT } from 'bullmq';
+import { executionRun } from './jobs/execution-run';
+import type { Queues } from './queues';
+
+/*
+ * Fair sharing of the execution queue between organizations (start-time fair queuing on BullMQ
+ * priorities). BullMQ serves the lowest priority number first, FIFO among equals. Each
+ * organization's runs get consecutive "start tags": an organization's next tag follows its own
+ * last one, but never starts below the virtual clock, the tag of the latest run a worker took.
+ * So organization A's 1,000 queued runs hold tags 1..1000; once workers have taken k of them,
+ * organization B's new run gets tag k+1 and starts right after A's run k+1: one run per worker
+ * slot, not A's whole backlog. Each organization stays FIFO (its tags only grow), and no run
+ * starves (a later run can only take a tag between the clock and its own).
+ *
+ * The state (clock, each organization's last tag) lives in Redis beside the queue and is only
+ * an ordering hint: losing it costs fairness for a while, never a run. Tags are reset once
+ * nothing waits, so they stay far below BullMQ's priority limit; should they ever reach it they
+ * are clamped there, which degrades to FIFO among those runs, not to an error.
+ */
+
+const ENQUEUE_TIMEOUT_MS = 3_000;
+
+/** Hands out `n` consecutive tags for an organization; returns the first. */
+const ASSIGN_TAGS = `
+local clock = tonumber(redis.call('GET', KEYS[1]) or '0')
+if redis.call('ZCARD', KEYS[3]) == 0 and redis.call('ZCARD', KEYS[4]) == 0 and redis.call('LLEN', KEYS[5]) == 0 then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  clock = 0
+end
+local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+local start = math.max(last, clock)
+local limit = tonumber(ARGV[3])
+local first = math.min(start + 1, limit)
+redis.call('HSET', KEYS[2], ARGV[1], math.min(start + tonumber(ARGV[2]), limit))
+return first`;
+
+/** Moves the clock forward to a tag a worker just took (never back). */
+const ADVANCE_CLOCK = `
+local tag = tonumber(ARGV[1])
+if tag > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], tag) end
+return 0`;
+
+function fairKeys(queues: Queues) {
+  const queue = queues.get(executionRun.queue);
+  const base = `${queues.prefix}:${executionRun.queue}:fair`;
+  return {
+    queue,
+    clock: `${base}:clock`,
+    last: `${base}:last`,
+    prioritized: queue.keys.prioritized!,
+    delayed: queue.keys.delayed!,
+    wait: queue.keys.wait!,
+  };
+}
+
+/** The priority (start tag) of each of `count` new runs of the organization, in order. */
+export async function assignStartTags(queues: Queues, organizationId: string, count: number): Promise<number[]> {
+  const keys = fairKeys(queues);
+  const first = Number(
+    await queues.connection.eval(
+      ASSIGN_TAGS,
+      5,
+      keys.clock,
+      keys.last,
+      keys.prioritized,
+      keys.delayed,
+      keys.wait,
+      organizationId,
+      count,
+      PRIORITY_LIMIT,
+    ),
+  );
+  return Array.from({ length: count }, (_, i) => Math.min(first + i, PRIORITY_LIMIT));
+}
+
+/** Called by a worker as it takes a run: later runs of other organizations queue behind this point. */
+export async function advanceStartClock(queues: Queues, tag: number | undefined): Promise<void> {
+  if (!tag) return;
+  const keys = fairKeys(queues);
+  await queues.connection.eval(ADVANCE_CLOCK, 1, keys.clock, tag);
+}
+
+/**
+ * Enqueues the `execution.run` jobs of an organization's new (or recovered) pending runs, in
+ * order, each with its fair start tag as priority: one script call and one `addBulk`. The job id
+ * is still the execution id, so enqueueing a run whose job exists is a no-op.
+ */
+export async function enqueueExecutionRuns(
+  queues: Queues,
+  organizationId: string,
+  executionIds: string[],
+): Promise<void> {
+  if (executionIds.length === 0) return;
+  const tags = await withTimeout(
+    assignStartTags(queues, organizationId, executionIds.length),
+    ENQUEUE_TIMEOUT_MS,
+    `Redis did not hand out start tags within ${ENQUEUE_TIMEOUT_MS} ms`,
+  );
+  if (executionIds.length === 1)
+    return executionRun.enqueue(queues, { executionId: executionIds[0]! }, { priority: tags[0]! });
+  await executionRun.enqueueBulk(
+    queues,
+    executionIds.map((executionId, i) => ({ payload: { executionId }, overrides: { priority: tags[i]! } })),
+  );
+}

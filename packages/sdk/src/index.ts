@@ -1,0 +1,7 @@
+// @botfleet/sdk: the typed client of the botfleet API. Everything under ./generated is produced by
+// @hey-api/openapi-ts from openapi.json (npm run sdk:generate); the rest is written by hand.
+export * from './generated';
+export type { Client } from './generated/client';
+export * from './api-error';
+export * from './create-client';
+export * from './wait-for-execution';

@@ -1,0 +1,52 @@
+/**
+ * Writes the API's OpenAPI document to openapi.json at the repository root, the file API
+ * consumers' tools read and packages/sdk is generated from. Run it after changing a route:
+ * `npm run openapi` (then `npm run sdk:generate`). apps/api/src/openapi/openapi-file.test.ts fails
+ * while the committed file differs from what the API serves.
+ *
+ * Needs no database or Redis: building the route table connects to nothing, and the document
+ * depends only on the routes and the default settings (MIN_SCHEDULE_INTERVAL_SECONDS appears in a
+ * summary).
+ */
+import { apiDocument, apiRoutes } from '@botfleet/api';
+import { createLogger, createSecretBox, parseEnv } from '@botfleet/core';
+import { createPrismaClient } from '@botfleet/db';
+import { createQueues } from '@botfleet/queue';
+import IORedis from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const OPENAPI_FILE = join(__dirname, '..', 'openapi.json');
+
+async function main(): Promise<void> {
+  const env = parseEnv({});
+  // Never used: nothing queries or enqueues while the document is built.
+  const db = createPrismaClient('postgresql://openapi@127.0.0.1:1/unused');
+  const redis = new IORedis({ lazyConnect: true });
+  const routes = apiRoutes({
+    db,
+    redis,
+    queues: createQueues(redis, 'openapi'),
+    logger: createLogger({ level: 'silent' }),
+    secretBox: createSecretBox(randomBytes(32)),
+    settings: {
+      bodyLimitBytes: env.BODY_LIMIT_BYTES,
+      requestTimeoutMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
+      publicBaseUrl: `http://localhost:${env.PORT}`,
+      minScheduleIntervalSeconds: env.MIN_SCHEDULE_INTERVAL_SECONDS,
+      screenshotUrlTtlSeconds: env.SCREENSHOT_URL_TTL_SECONDS,
+      urlSigningKey: randomBytes(32),
+      rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    },
+  });
+  writeFileSync(OPENAPI_FILE, `${JSON.stringify(apiDocument(routes), null, 2)}\n`);
+  redis.disconnect();
+  await db.$disconnect();
+  console.log(`wrote ${OPENAPI_FILE}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
