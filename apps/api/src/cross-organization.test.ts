@@ -34,6 +34,7 @@ const SAMPLE_BODIES: Record<string, object | undefined> = {
   'post /executions/:executionId/cancel': undefined,
   'post /executions/:executionId/rerun': {},
   'get /executions': undefined,
+  'get /queue': undefined,
   'post /bots/:botId/executions/batch': { runs: [{ params: {} }] },
   'post /bots/:botId/executions/cancel': {},
   'get /executions/:executionId/steps': undefined,
@@ -159,9 +160,12 @@ it('answers 404 for another organization’s resources and changes nothing', asy
   expect(await findApiKey(h.db, ids.keyId!)).toMatchObject({ revokedAt: null });
 });
 
-it('lists only the caller’s own bots and keys', async () => {
+it('lists only the caller’s own bots, keys and queued runs', async () => {
   const bots = await request(h.app).get('/api/v1/bots').set(stranger.auth('read'));
   expect(bots.body.data).toEqual([]);
   const keys = await request(h.app).get('/api/v1/api-keys').set(stranger.auth('admin'));
   expect(keys.body.data.map((k: { name: string }) => k.name).sort()).toEqual(['admin', 'read', 'write']);
+  // The owner has a pending run; the stranger's queue overview counts none of it.
+  const queue = await request(h.app).get('/api/v1/queue').set(stranger.auth('admin'));
+  expect(queue.body).toMatchObject({ pending: 0, running: 0, oldestPendingCreatedAt: null });
 });

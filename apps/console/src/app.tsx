@@ -5,6 +5,7 @@ import { Layout } from './components/layout';
 import { permits, SessionContext, type ConsoleSession } from './console-session';
 import { BotPage } from './pages/bot-page';
 import { BotsPage } from './pages/bots-page';
+import { QueuePage } from './pages/queue-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
 import { SignInPage } from './pages/sign-in-page';
@@ -103,6 +104,8 @@ function Page({ route }: { route: Route }) {
       return <RunsPage />;
     case 'run':
       return <RunPage key={route.executionId} executionId={route.executionId} />;
+    case 'queue':
+      return <QueuePage />;
     case 'not-found':
       return (
         <>
@@ -123,6 +126,8 @@ function titleOf(route: Route): string {
       return 'Runs';
     case 'run':
       return 'Run';
+    case 'queue':
+      return 'Queue';
     case 'not-found':
       return 'Not found';
   }

@@ -1,3 +1,5 @@
+import { claimExecution } from '@botfleet/db';
+import { createTestExecution } from '@botfleet/db/testing';
 import { waitUntil } from '@botfleet/testkit';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,6 +94,7 @@ it('drives a bot from a recording to a delivered, rerun result', async () => {
     await checkA11y('sign-in');
     await signIn(page, f.org.keys.write);
     await checkA11y('bots (empty)');
+    await expect(page.getByRole('link', { name: 'Queue', exact: true }).count()).resolves.toBe(0);
 
     // Create a bot by dropping a Chrome Recorder export on the page.
     const recording = bookSearchRecording(f.site.origin);
@@ -247,6 +250,7 @@ it('shows a read key everything and no write control, at 360 px', async () => {
   try {
     await signIn(page, f.org.keys.read);
     await page.locator('main .cards > li').first().waitFor();
+    await expect(page.getByRole('link', { name: 'Queue', exact: true }).count()).resolves.toBe(0);
     await expect(page.getByText('Create a bot from a recording').count()).resolves.toBe(0);
     await expect(noHorizontalScroll()).resolves.toBe(true);
     await checkA11y('bots (read, 360 px)');
@@ -283,6 +287,48 @@ it('shows a read key everything and no write control, at 360 px', async () => {
     await page.keyboard.press('Enter');
     await page.getByLabel('API key').waitFor();
     await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(0);
+    expect(guard.problems).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 120_000);
+
+it('shows an admin key its organization’s queue, refreshing, at 360 px', async () => {
+  // An organization of its own, with runs written straight to the table (no job, and outside the
+  // fixture worker's sweep): the figures stay exactly as written while the page is checked.
+  const admin = await f.api.newOrg();
+  const botId = await f.api.newBot(admin, { name: 'queued' });
+  const oldest = await createTestExecution(f.api.db, { botId, organizationId: admin.id });
+  for (let i = 0; i < 2; i++) await createTestExecution(f.api.db, { botId, organizationId: admin.id });
+  const started = await createTestExecution(f.api.db, { botId, organizationId: admin.id });
+  expect(await claimExecution(f.api.db, started.id)).not.toBeNull();
+  const { context, page, guard, checkA11y } = await openConsole({ width: 360, height: 740 });
+  try {
+    await signIn(page, admin.keys.admin);
+    // Keyboard: the navigation's Queue link opens the page.
+    await page.getByRole('link', { name: 'Queue', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Queue', level: 1 }).waitFor();
+    await page.getByTestId('queue-overview').waitFor();
+    await expect(page.getByTestId('queue-pending').textContent()).resolves.toBe('3');
+    await expect(page.getByTestId('queue-running').textContent()).resolves.toBe('1');
+    await expect(page.getByTestId('queue-oldest').textContent()).resolves.toMatch(/^\d[\d.]* (ms|s|min)/);
+    const api = (await request(f.api.app).get('/api/v1/queue').set(admin.auth('admin'))).body;
+    expect(api).toMatchObject({ pending: 3, running: 1, oldestPendingCreatedAt: oldest.createdAt.getTime() });
+    // The fixture runs a worker on the executions queue.
+    expect(api.workers).toBeGreaterThanOrEqual(1);
+    await expect(page.getByTestId('queue-workers').textContent()).resolves.toBe(String(api.workers));
+    const board = page.getByRole('link', { name: 'Open the queue board at /admin/queues' });
+    await expect(board.getAttribute('href')).resolves.toBe('/admin/queues');
+    await page.getByText('OPS_ADMIN_TOKEN', { exact: false }).first().waitFor();
+    await expect(
+      page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth),
+    ).resolves.toBe(true);
+    await checkA11y('queue (admin, 360 px)');
+
+    // A new run shows up without a reload.
+    await createTestExecution(f.api.db, { botId, organizationId: admin.id });
+    await page.getByTestId('queue-pending').getByText('4', { exact: true }).waitFor({ timeout: 15_000 });
     expect(guard.problems).toEqual([]);
   } finally {
     await context.close();

@@ -6,6 +6,7 @@ export type Route =
   | { page: 'bot'; botId: string }
   | { page: 'runs' }
   | { page: 'run'; executionId: string }
+  | { page: 'queue' }
   | { page: 'not-found' };
 
 const ID = '([A-Za-z0-9_-]+)';
@@ -16,6 +17,7 @@ export function parseRoute(pathname: string): Route {
   const trimmed = path.replace(/\/+$/, '');
   if (trimmed === '' || trimmed === '/bots') return { page: 'bots' };
   if (trimmed === '/runs') return { page: 'runs' };
+  if (trimmed === '/queue') return { page: 'queue' };
   const bot = new RegExp(`^/bots/${ID}$`).exec(trimmed);
   if (bot?.[1]) return { page: 'bot', botId: bot[1] };
   const run = new RegExp(`^/runs/${ID}$`).exec(trimmed);
@@ -34,6 +36,8 @@ export function hrefOf(route: Route): string {
       return `${CONSOLE_BASE}/runs`;
     case 'run':
       return `${CONSOLE_BASE}/runs/${encodeURIComponent(route.executionId)}`;
+    case 'queue':
+      return `${CONSOLE_BASE}/queue`;
   }
 }
 

@@ -8,3 +8,4 @@ export * from './schedules';
 export * from './stop-worker';
 export * from './redis-ready';
 export * from './fair-share';
+export * from './worker-count';

@@ -16,6 +16,7 @@ import {
 } from '@botfleet/core';
 import { z } from 'zod';
 import { DeliveryAttemptSchema, DeliverySchema } from '../routes/deliveries.schema';
+import { QueueOverviewSchema } from '../routes/executions.schema';
 
 /**
  * The resources a client meets again and again, by the name the OpenAPI document gives them: each
@@ -80,6 +81,12 @@ const COMPONENTS: Record<string, { schema: z.ZodType; examples?: unknown[] }> = 
   DeliveryAttempt: { schema: DeliveryAttemptSchema },
   ApiKey: { schema: ApiKeySchema },
   CreatedApiKey: { schema: CreatedApiKeySchema },
+  QueueOverview: {
+    schema: QueueOverviewSchema,
+    examples: [
+      { pending: 12, running: 3, oldestPendingCreatedAt: 1767225600000, oldestPendingAgeMs: 42000, workers: 4 },
+    ],
+  },
 };
 
 /**

@@ -1,5 +1,8 @@
-import { listExecutions } from '@botfleet/db';
-import { executionRun } from '@botfleet/queue';
+import { createLogger } from '@botfleet/core';
+import { claimExecution, listExecutions } from '@botfleet/db';
+import { createTestExecution } from '@botfleet/db/testing';
+import { closeRedis, consume, createRedisConnection, executionRun, stopWorker } from '@botfleet/queue';
+import { testRedisUrl, waitUntil } from '@botfleet/testkit';
 import request from 'supertest';
 import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
@@ -157,5 +160,77 @@ describe('cancel and lookups', () => {
     expect((await request(h.app).get(`/api/v1/executions/${executionId}/failure`).set(org.auth('read'))).status).toBe(
       404,
     );
+  });
+});
+
+describe('GET /api/v1/queue', () => {
+  it('gives an admin key its own organization’s pending and running runs and the oldest wait, only', async () => {
+    // Fresh organizations: the counts must be exact, whatever the other tests here queued.
+    const mine = await h.newOrg();
+    const theirs = await h.newOrg();
+    const myBot = await h.newBot(mine, { name: 'mine' });
+    const theirBot = await h.newBot(theirs, { name: 'theirs' });
+    const oldest = await createTestExecution(h.db, { botId: myBot, organizationId: mine.id });
+    await createTestExecution(h.db, { botId: myBot, organizationId: mine.id });
+    const started = await createTestExecution(h.db, { botId: myBot, organizationId: mine.id });
+    expect(await claimExecution(h.db, started.id)).not.toBeNull();
+    await createTestExecution(h.db, { botId: myBot, organizationId: mine.id, completed: { extractedData: null } });
+    for (let i = 0; i < 5; i++) await createTestExecution(h.db, { botId: theirBot, organizationId: theirs.id });
+
+    const before = Date.now();
+    const res = await request(h.app).get('/api/v1/queue').set(mine.auth('admin'));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      pending: 2,
+      running: 1,
+      oldestPendingCreatedAt: oldest.createdAt.getTime(),
+      oldestPendingAgeMs: expect.any(Number),
+      workers: 0,
+    });
+    expect(res.body.oldestPendingAgeMs).toBeLessThanOrEqual(Date.now() - oldest.createdAt.getTime());
+    expect(res.body.oldestPendingAgeMs).toBeGreaterThanOrEqual(before - oldest.createdAt.getTime());
+
+    const other = await request(h.app).get('/api/v1/queue').set(theirs.auth('admin'));
+    expect(other.body).toMatchObject({ pending: 5, running: 0 });
+    const empty = await request(h.app)
+      .get('/api/v1/queue')
+      .set((await h.newOrg()).auth('admin'));
+    expect(empty.body).toMatchObject({
+      pending: 0,
+      running: 0,
+      oldestPendingCreatedAt: null,
+      oldestPendingAgeMs: null,
+    });
+  });
+
+  it('counts the workers connected to the executions queue', async () => {
+    const connection = createRedisConnection(testRedisUrl(), 'worker');
+    // Not running: it connects (and names its connection) without taking the jobs other tests queued.
+    const worker = consume(
+      executionRun,
+      { connection, prefix: h.queues.prefix, autorun: false, logger: createLogger({ level: 'silent' }) },
+      async () => undefined,
+    );
+    try {
+      const seen = await waitUntil(
+        async () => {
+          const res = await request(h.app).get('/api/v1/queue').set(org.auth('admin'));
+          return res.body.workers >= 1 ? (res.body.workers as number) : false;
+        },
+        { timeoutMs: 10_000, message: 'the worker to be counted' },
+      );
+      expect(seen).toBe(1);
+    } finally {
+      await stopWorker(worker, 1_000);
+      await closeRedis(connection);
+    }
+  });
+
+  it('refuses read and write keys (403) and a missing key (401)', async () => {
+    for (const permission of ['read', 'write'] as const) {
+      const res = await request(h.app).get('/api/v1/queue').set(org.auth(permission));
+      expect({ permission, status: res.status }).toEqual({ permission, status: 403 });
+    }
+    expect((await request(h.app).get('/api/v1/queue')).status).toBe(401);
   });
 });

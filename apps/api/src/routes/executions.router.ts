@@ -16,9 +16,10 @@ import {
   latestExtract,
   listExecutions,
   listOrganizationExecutions,
+  queueBacklog,
   type ExecutionFilter,
 } from '@botfleet/db';
-import { cancelChannel, executionRun, webhookDeliver } from '@botfleet/queue';
+import { cancelChannel, countQueueWorkers, executionRun, webhookDeliver } from '@botfleet/queue';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
@@ -27,6 +28,7 @@ import { triggerExecution } from '../services/trigger-execution';
 import { toPageView } from '../views/collection.view';
 import { toExecutionView, toTriggerReceiptView } from '../views/execution.view';
 import { toLatestExtractView } from '../views/extract.view';
+import { toQueueOverviewView } from '../views/queue-overview.view';
 import {
   BatchBodySchema,
   BatchReceiptSchema,
@@ -34,6 +36,7 @@ import {
   BulkCancelResultSchema,
   ExecutionListQuerySchema,
   OrganizationExecutionListQuerySchema,
+  QueueOverviewSchema,
   RerunBodySchema,
   type ExecutionListQuery,
 } from './executions.schema';
@@ -136,6 +139,29 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         });
         const now = Date.now();
         return { status: 200, body: toPageView(page, (e) => toExecutionView(e, now)) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/queue',
+        operationId: 'getQueueOverview',
+        tag: 'Executions',
+        summary: 'The organization’s runs in the queue: pending and running counts, the oldest wait, workers',
+        description:
+          'Counts only the caller’s organization’s executions. `workers` is the fleet’s count of workers on the ' +
+          'executions queue, which says nothing about any organization. The queue’s total depth is deliberately ' +
+          'not offered: it would reveal how busy other organizations are. Operators see every job at ' +
+          '`/admin/queues` (HTTP Basic with OPS_ADMIN_TOKEN).',
+        permission: 'admin',
+        responses: { 200: { description: 'The overview', schema: QueueOverviewSchema } },
+      },
+      async ({ auth }) => {
+        const [backlog, workers] = await Promise.all([
+          queueBacklog(db, auth.organizationId),
+          countQueueWorkers(deps.queues.get(executionRun.queue)),
+        ]);
+        return { status: 200, body: toQueueOverviewView(backlog, workers) };
       },
     ),
     defineRoute(

@@ -1,4 +1,4 @@
-import { ExecutionStatusSchema, ExecutionTriggerSchema, PaginationQuerySchema } from '@botfleet/core';
+import { ExecutionStatusSchema, ExecutionTriggerSchema, PaginationQuerySchema, TimestampSchema } from '@botfleet/core';
 import { z } from 'zod';
 
 const STATUSES = ExecutionStatusSchema.options;
@@ -56,3 +56,29 @@ export const BulkCancelBodySchema = z.strictObject({
 export const TriggerReceiptSchema = z.object({ executionId: z.string(), status: ExecutionStatusSchema });
 export const BatchReceiptSchema = z.object({ data: z.array(TriggerReceiptSchema) });
 export const BulkCancelResultSchema = z.object({ cancelled: z.number().int() });
+
+/**
+ * The caller's organization's runs in the queue, and how many workers serve it. Only figures of
+ * the caller's own rows, plus the fleet's worker count (which says nothing about any organization):
+ * the queue's total depth would reveal other organizations' load, so it is not offered.
+ */
+export const QueueOverviewSchema = z.object({
+  pending: z.number().int().min(0).describe('The organization’s executions waiting for a worker'),
+  running: z.number().int().min(0).describe('The organization’s executions running now'),
+  oldestPendingCreatedAt: TimestampSchema.nullable().describe(
+    'When the oldest pending execution was created (Unix ms); null when none is pending',
+  ),
+  oldestPendingAgeMs: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .describe('How long the oldest pending execution has waited, in ms; null when none is pending'),
+  workers: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .describe('Workers connected to the executions queue, fleet-wide; null when Redis would not say'),
+});
+export type QueueOverview = z.infer<typeof QueueOverviewSchema>;

@@ -22,11 +22,10 @@ export function Layout({ route, children }: { route: Route; children: ComponentC
             Runs
           </Link>
           {session.isAdmin && (
-            // The API offers organization keys no queue overview; Bull Board is the operator's
-            // (HTTP Basic with OPS_ADMIN_TOKEN, every organization's jobs), so it is only a link.
-            <a href="/admin/queues" title="Operator sign-in (OPS_ADMIN_TOKEN)">
-              Queues
-            </a>
+            // GET /queue needs an admin key; the page also links to the operator's Bull Board.
+            <Link href={hrefOf({ page: 'queue' })} aria-current={current('queue')}>
+              Queue
+            </Link>
           )}
           <a href="/docs">API reference</a>
         </nav>

@@ -101,6 +101,30 @@ export async function countPendingExecutions(db: Db, organizationId: string, upT
   return rows[0]?.n ?? 0;
 }
 
+/** The organization's share of the run queue, as its rows say: what waits, what runs, since when. */
+export interface QueueBacklog {
+  pending: number;
+  running: number;
+  /** When the oldest pending run was created; null when nothing is pending. */
+  oldestPendingAt: Date | null;
+}
+
+/**
+ * One statement for the queue overview: both counts and the oldest pending time come from the
+ * (organizationId, status) index in a single pass, so an admin console polling every few seconds
+ * costs one small scan of the organization's in-flight rows, never of its history.
+ */
+export async function queueBacklog(db: Db, organizationId: string): Promise<QueueBacklog> {
+  const rows = await db.$queryRaw<{ pending: number; running: number; oldestPendingAt: Date | null }[]>`
+    SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending,
+           count(*) FILTER (WHERE status = 'running')::int AS running,
+           min("createdAt") FILTER (WHERE status = 'pending') AS "oldestPendingAt"
+      FROM "Execution"
+     WHERE "organizationId" = ${organizationId} AND status IN ('pending', 'running')`;
+  const row = rows[0];
+  return { pending: row?.pending ?? 0, running: row?.running ?? 0, oldestPendingAt: row?.oldestPendingAt ?? null };
+}
+
 /** How many of the organization's executions are in each status (tests and tools; not a hot path). */
 export async function countExecutionsByStatus(
   db: Db,

@@ -248,6 +248,29 @@ export type Manifest = {
     }>;
 };
 
+export type QueueOverview = {
+    /**
+     * The organization’s executions waiting for a worker
+     */
+    pending: number;
+    /**
+     * The organization’s executions running now
+     */
+    running: number;
+    /**
+     * When the oldest pending execution was created (Unix ms); null when none is pending
+     */
+    oldestPendingCreatedAt: number | null;
+    /**
+     * How long the oldest pending execution has waited, in ms; null when none is pending
+     */
+    oldestPendingAgeMs: number | null;
+    /**
+     * Workers connected to the executions queue, fleet-wide; null when Redis would not say
+     */
+    workers: number | null;
+};
+
 /**
  * A Chrome DevTools Recorder recording, exported as JSON (the format @puppeteer/replay parses)
  */
@@ -1923,6 +1946,47 @@ export type ListOrganizationExecutionsResponses = {
 };
 
 export type ListOrganizationExecutionsResponse = ListOrganizationExecutionsResponses[keyof ListOrganizationExecutionsResponses];
+
+export type GetQueueOverviewData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/queue';
+};
+
+export type GetQueueOverviewErrors = {
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type GetQueueOverviewError = GetQueueOverviewErrors[keyof GetQueueOverviewErrors];
+
+export type GetQueueOverviewResponses = {
+    /**
+     * The overview
+     */
+    200: QueueOverview;
+};
+
+export type GetQueueOverviewResponse = GetQueueOverviewResponses[keyof GetQueueOverviewResponses];
 
 export type TriggerExecutionBatchData = {
     body: {
