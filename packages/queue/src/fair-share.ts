@@ -1,6 +1,7 @@
 import { withTimeout } from '@botfleet/core';
 import { PRIORITY_LIMIT } from 'bullmq';
 import { executionRun } from './jobs/execution-run';
+import { luaScript } from './lua-script';
 import type { Queues } from './queues';
 
 /*
@@ -22,7 +23,7 @@ import type { Queues } from './queues';
 const ENQUEUE_TIMEOUT_MS = 3_000;
 
 /** Hands out `n` consecutive tags for an organization; returns the first. */
-const ASSIGN_TAGS = `
+const ASSIGN_TAGS = luaScript(`
 local clock = tonumber(redis.call('GET', KEYS[1]) or '0')
 if redis.call('ZCARD', KEYS[3]) == 0 and redis.call('ZCARD', KEYS[4]) == 0 and redis.call('LLEN', KEYS[5]) == 0 then
   redis.call('DEL', KEYS[1], KEYS[2])
@@ -33,13 +34,13 @@ local start = math.max(last, clock)
 local limit = tonumber(ARGV[3])
 local first = math.min(start + 1, limit)
 redis.call('HSET', KEYS[2], ARGV[1], math.min(start + tonumber(ARGV[2]), limit))
-return first`;
+return first`);
 
 /** Moves the clock forward to a tag a worker just took (never back). */
-const ADVANCE_CLOCK = `
+const ADVANCE_CLOCK = luaScript(`
 local tag = tonumber(ARGV[1])
 if tag > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], tag) end
-return 0`;
+return 0`);
 
 function fairKeys(queues: Queues) {
   const queue = queues.get(executionRun.queue);
@@ -58,17 +59,10 @@ function fairKeys(queues: Queues) {
 export async function assignStartTags(queues: Queues, organizationId: string, count: number): Promise<number[]> {
   const keys = fairKeys(queues);
   const first = Number(
-    await queues.connection.eval(
-      ASSIGN_TAGS,
-      5,
-      keys.clock,
-      keys.last,
-      keys.prioritized,
-      keys.delayed,
-      keys.wait,
-      organizationId,
-      count,
-      PRIORITY_LIMIT,
+    await ASSIGN_TAGS.run(
+      queues.connection,
+      [keys.clock, keys.last, keys.prioritized, keys.delayed, keys.wait],
+      [organizationId, count, PRIORITY_LIMIT],
     ),
   );
   return Array.from({ length: count }, (_, i) => Math.min(first + i, PRIORITY_LIMIT));
@@ -78,7 +72,7 @@ export async function assignStartTags(queues: Queues, organizationId: string, co
 export async function advanceStartClock(queues: Queues, tag: number | undefined): Promise<void> {
   if (!tag) return;
   const keys = fairKeys(queues);
-  await queues.connection.eval(ADVANCE_CLOCK, 1, keys.clock, tag);
+  await ADVANCE_CLOCK.run(queues.connection, [keys.clock], [tag]);
 }
 
 /**

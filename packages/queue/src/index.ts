@@ -2,6 +2,7 @@ export * from './define-job';
 export * from './consume';
 export * from './jobs';
 export * from './redis-connection';
+export * from './lua-script';
 export * from './queues';
 export * from './cancel-channel';
 export * from './schedules';

@@ -1,12 +1,12 @@
 import { AppError, type Logger } from '@botfleet/core';
-import type { RedisConnection } from '@botfleet/queue';
+import { luaScript, type RedisConnection } from '@botfleet/queue';
 
 const WINDOW_MS = 60_000;
 
 /** INCRBY and the key's expiry in one atomic step: a crash between the two cannot leak a key. */
-const LEASE_SCRIPT = `local n = redis.call('INCRBY', KEYS[1], ARGV[1])
+const LEASE_SCRIPT = luaScript(`local n = redis.call('INCRBY', KEYS[1], ARGV[1])
 if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return n`;
+return n`);
 
 interface KeyWindow {
   window: number;
@@ -53,7 +53,7 @@ export function createRateLimiter(options: {
   async function takeLease(keyId: string, state: KeyWindow): Promise<void> {
     const counter = `${prefix}:rate:${keyId}:${state.window}`;
     try {
-      const total = Number(await redis.eval(LEASE_SCRIPT, 1, counter, lease, 2 * WINDOW_MS));
+      const total = Number(await LEASE_SCRIPT.run(redis, [counter], [lease, 2 * WINDOW_MS]));
       // Of this lease, only what fits under the limit is ours.
       const granted = Math.min(lease, perMinute - (total - lease));
       if (granted > 0) state.remaining += granted;
