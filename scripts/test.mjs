@@ -20,26 +20,52 @@ process.stderr.write('[test] type-checking\n');
 run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit']);
 process.stderr.write('[test] running jest\n');
 
-const reportDir = mkdtempSync(join(tmpdir(), 'botfleet-jest-'));
-const report = join(reportDir, 'results.json');
-const jest = spawnSync(
-  process.execPath,
-  ['node_modules/jest/bin/jest.js', '--ci', '--json', `--outputFile=${report}`, ...process.argv.slice(2)],
-  {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env,
-  },
-);
-try {
-  // One plain closing line that any CI can read, whatever Jest's own summary looks like.
-  const results = JSON.parse(readFileSync(report, 'utf8'));
-  process.stdout.write(
-    `${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped\n`,
+// Soak tests (`*.soak.test.ts`, e.g. a 1,000-run batch through real Chromium) keep both cores busy
+// for minutes: run beside the rest, they starve timing-sensitive suites. A plain `npm test` runs
+// them after the others, alone; `npm test -- <args>` runs whatever the arguments select, once.
+const SOAK = '\\.soak\\.test\\.ts$';
+const extra = process.argv.slice(2);
+const phases =
+  extra.length > 0
+    ? [extra]
+    : [
+        ['--testPathIgnorePatterns', '/node_modules/', SOAK],
+        ['--testPathPatterns', SOAK],
+      ];
+
+/** One Jest run; its counts come from Jest's JSON report. */
+function runJest(args) {
+  const reportDir = mkdtempSync(join(tmpdir(), 'botfleet-jest-'));
+  const report = join(reportDir, 'results.json');
+  const jest = spawnSync(
+    process.execPath,
+    ['node_modules/jest/bin/jest.js', '--ci', '--json', `--outputFile=${report}`, ...args],
+    { cwd: ROOT, stdio: 'inherit', env },
   );
-} catch {
-  process.stdout.write('0 passed, 1 failed\n');
-} finally {
-  rmSync(reportDir, { recursive: true, force: true });
+  try {
+    const results = JSON.parse(readFileSync(report, 'utf8'));
+    return {
+      status: jest.status ?? 1,
+      passed: results.numPassedTests,
+      failed: results.numFailedTests,
+      skipped: results.numPendingTests,
+    };
+  } catch {
+    return { status: jest.status ?? 1, passed: 0, failed: 1, skipped: 0 };
+  } finally {
+    rmSync(reportDir, { recursive: true, force: true });
+  }
 }
-process.exit(jest.status ?? 1);
+
+const totals = { status: 0, passed: 0, failed: 0, skipped: 0 };
+for (const [index, args] of phases.entries()) {
+  if (phases.length > 1 && index > 0) process.stderr.write('[test] running the soak tests alone\n');
+  const result = runJest(args);
+  totals.status ||= result.status;
+  totals.passed += result.passed;
+  totals.failed += result.failed;
+  totals.skipped += result.skipped;
+}
+// One plain closing line that any CI can read, whatever Jest's own summary looks like.
+process.stdout.write(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
+process.exit(totals.status);

@@ -5,8 +5,9 @@ import { createE2eHarness, type E2eHarness } from './testing/e2e-harness';
 
 /*
  * A batch end to end with real Chromium: 1,000 runs accepted in one request, and every one ends.
- * The longest test of the suite (about 4 runs a second on two shared cores, so a few minutes):
- * the contract's largest batch is what the issue asks to see through. That a bad run refuses
+ * A soak test (`*.soak.test.ts`): `npm test` runs it after the other suites, alone, since it keeps
+ * both cores busy for minutes and would starve timing-sensitive suites beside it. The contract's
+ * largest batch is what the issue asks to see through. That a bad run refuses
  * the whole batch is run-control.router.test.ts's, that a backlog drains fairly fairness.e2e's.
  */
 
