@@ -1,26 +1,4 @@
-import { defineStepAction } from '../define-step-action';
-import { ELEMENT_FIELDS } from '../element-selector';
-import { describeElement, locatedOutput, locateElement, scriptTarget, timeLeft } from '../locate-element';
+import { defineElementAction } from '../element-action';
 
-/**
- * hover: Hovers over the first element matching `selector` (alternatives: the first that matches), waiting
- * up to the step timeout for it. With alternatives, the output's `selector` names the one that matched.
- */
-export const hoverAction = defineStepAction({
-  action: 'hover',
-  fields: ELEMENT_FIELDS,
-  async perform(page, step, { timeoutMs }) {
-    const startedAt = Date.now();
-    const target = await locateElement(page, step, timeoutMs);
-    await page
-      .locator(target.selector)
-      .first()
-      .hover({ timeout: timeLeft(startedAt, timeoutMs) });
-    return locatedOutput(target);
-  },
-  describe: (step) => `hover ${describeElement(step)}`,
-  toScript(step, script) {
-    const target = scriptTarget(step, script);
-    return [...target.setup, `await page.hover(${target.selector}${script.options()});`, ...target.output];
-  },
-});
+/** hover: moves the mouse over an element. */
+export const hoverAction = defineElementAction('hover');
