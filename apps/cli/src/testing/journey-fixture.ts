@@ -1,15 +1,8 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger, type RoleHandle } from '@botfleet/core';
-import { startDelivery } from '@botfleet/delivery';
+import type { RoleHandle } from '@botfleet/core';
 import { SHOP_PAGE } from '@botfleet/runner/testing';
-import {
-  startFixtureServer,
-  startReceiver,
-  testRedisUrl,
-  type FixtureServer,
-  type TestReceiver,
-} from '@botfleet/testkit';
-import { startWorker } from '@botfleet/worker';
+import { startFixtureServer, startReceiver, type FixtureServer, type TestReceiver } from '@botfleet/testkit';
+import { startTestDelivery, startTestWorker } from '@botfleet/worker/testing';
 import type { Step } from '@botfleet/sdk';
 
 /**
@@ -30,40 +23,7 @@ export async function startJourneyFixture(): Promise<JourneyFixture> {
   const api = await createApiHarness();
   const org = await api.newOrg();
   const { port } = await api.listen();
-  const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const roles: RoleHandle[] = [];
-  roles.push(
-    await startWorker({
-      db: api.db,
-      redisUrl: testRedisUrl(),
-      queuePrefix: api.queues.prefix,
-      logger,
-      concurrency: 2,
-      proxyUrls: [],
-      defaultTimeoutSeconds: 30,
-      sweepIntervalMs: 60_000,
-      sweepOrganizationId: org.id,
-      // As the launcher wires it, so the API accepts the failure screenshot's signed URL.
-      artifactUrls: {
-        signingKey: api.deps.settings.urlSigningKey,
-        baseUrl: api.deps.settings.publicBaseUrl,
-        ttlSeconds: api.deps.settings.screenshotUrlTtlSeconds,
-      },
-    }),
-  );
-  roles.push(
-    await startDelivery({
-      db: api.db,
-      redisUrl: testRedisUrl(),
-      queuePrefix: api.queues.prefix,
-      logger,
-      secretBox: api.deps.secretBox,
-      concurrency: 2,
-      allowPrivateNetwork: true,
-      timeoutMs: 2_000,
-      retryDelaysMs: [100],
-    }),
-  );
+  const roles: RoleHandle[] = [await startTestWorker(api, org), await startTestDelivery(api)];
   const site = await startFixtureServer({ '/': SHOP_PAGE });
   const receiver = await startReceiver();
   return {

@@ -5,6 +5,7 @@ import { hrefOf } from '../routes';
 import { useLoad } from '../use-load';
 import { Link } from './link';
 import { StatusBadge } from './status-badge';
+import { TagList } from './tag-list';
 
 /** One bot in the list, with its schedule and its last run (the list endpoint carries neither). */
 export function BotRow({ bot }: { bot: BotSummary }) {
@@ -30,13 +31,7 @@ export function BotRow({ bot }: { bot: BotSummary }) {
         <div>
           <dt>Tags</dt>
           <dd>
-            {bot.tags.length
-              ? bot.tags.map((tag) => (
-                  <span class="tag" key={tag}>
-                    {tag}
-                  </span>
-                ))
-              : '—'}
+            <TagList tags={bot.tags} />
           </dd>
         </div>
         <div>

@@ -8,6 +8,7 @@ import { StepsSection } from '../components/steps-section';
 import { TriggerForm } from '../components/trigger-form';
 import { useSession } from '../console-session';
 import { useLoad } from '../use-load';
+import { TagList } from '../components/tag-list';
 
 interface ImportWarning {
   recordingStep: number | null;
@@ -54,13 +55,7 @@ export function BotPage({ botId }: { botId: string }) {
         <div>
           <dt>Tags</dt>
           <dd>
-            {data.tags.length
-              ? data.tags.map((tag) => (
-                  <span class="tag" key={tag}>
-                    {tag}
-                  </span>
-                ))
-              : '—'}
+            <TagList tags={data.tags} />
           </dd>
         </div>
       </dl>

@@ -1,16 +1,14 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger, type RoleHandle } from '@botfleet/core';
-import { startDelivery } from '@botfleet/delivery';
+import type { RoleHandle } from '@botfleet/core';
 import { createTestBrowserHost } from '@botfleet/runner/testing';
 import {
   startFixtureServer,
   startReceiver,
-  testRedisUrl,
   type FixtureRoute,
   type FixtureServer,
   type TestReceiver,
 } from '@botfleet/testkit';
-import { startWorker } from '@botfleet/worker';
+import { startTestDelivery, startTestWorker } from '@botfleet/worker/testing';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -91,41 +89,7 @@ export async function startConsoleFixture(): Promise<ConsoleFixture> {
   const api = await createApiHarness();
   const org = await api.newOrg();
   const { port } = await api.listen();
-  const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const roles: RoleHandle[] = [];
-  roles.push(
-    await startWorker({
-      db: api.db,
-      redisUrl: testRedisUrl(),
-      queuePrefix: api.queues.prefix,
-      logger,
-      concurrency: 2,
-      proxyUrls: [],
-      defaultTimeoutSeconds: 30,
-      sweepIntervalMs: 60_000,
-      sweepOrganizationId: org.id,
-      // As the launcher wires it. The URL's host is PUBLIC_BASE_URL's (botfleet.test, unreachable):
-      // the console must show the screenshot through its own origin.
-      artifactUrls: {
-        signingKey: api.deps.settings.urlSigningKey,
-        baseUrl: api.deps.settings.publicBaseUrl,
-        ttlSeconds: api.deps.settings.screenshotUrlTtlSeconds,
-      },
-    }),
-  );
-  roles.push(
-    await startDelivery({
-      db: api.db,
-      redisUrl: testRedisUrl(),
-      queuePrefix: api.queues.prefix,
-      logger,
-      secretBox: api.deps.secretBox,
-      concurrency: 2,
-      allowPrivateNetwork: true,
-      timeoutMs: 2_000,
-      retryDelaysMs: [100],
-    }),
-  );
+  const roles: RoleHandle[] = [await startTestWorker(api, org), await startTestDelivery(api)];
   const site = await startFixtureServer(BOOK_SITE);
   const receiver = await startReceiver();
   const host = createTestBrowserHost();

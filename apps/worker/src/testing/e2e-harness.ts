@@ -1,9 +1,9 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger, type RoleHandle } from '@botfleet/core';
-import { startDelivery } from '@botfleet/delivery';
-import { testRedisUrl, waitUntil } from '@botfleet/testkit';
+import type { RoleHandle } from '@botfleet/core';
+import { waitUntil } from '@botfleet/testkit';
 import request from 'supertest';
-import { startWorker, type WorkerOptions } from '../start-worker';
+import type { WorkerOptions } from '../start-worker';
+import { startTestDelivery, startTestWorker } from './test-roles';
 
 /** GET /executions/:executionId as the harness reads it: the status, and the rest for assertions. */
 export interface ExecutionView {
@@ -36,24 +36,7 @@ export interface E2eHarness {
 export async function createE2eHarness(workerOptions: Partial<WorkerOptions> = {}): Promise<E2eHarness> {
   const api = await createApiHarness();
   const org = await api.newOrg();
-  const worker = await startWorker({
-    db: api.db,
-    redisUrl: testRedisUrl(),
-    queuePrefix: api.queues.prefix,
-    logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    concurrency: 2,
-    proxyUrls: [],
-    defaultTimeoutSeconds: 30,
-    sweepIntervalMs: 60_000,
-    sweepOrganizationId: org.id,
-    // Signed as the launcher wires it: the API's key and base URL, so the API accepts the URLs.
-    artifactUrls: {
-      signingKey: api.deps.settings.urlSigningKey,
-      baseUrl: api.deps.settings.publicBaseUrl,
-      ttlSeconds: api.deps.settings.screenshotUrlTtlSeconds,
-    },
-    ...workerOptions,
-  });
+  const worker = await startTestWorker(api, org, workerOptions);
   const get = (path: string) => request(api.app).get(path).set(org.auth('read'));
 
   return {
@@ -80,18 +63,7 @@ export async function createE2eHarness(workerOptions: Partial<WorkerOptions> = {
         { timeoutMs, intervalMs: 50, message: `execution ${executionId} never finished` },
       );
     },
-    startDelivery: () =>
-      startDelivery({
-        db: api.db,
-        redisUrl: testRedisUrl(),
-        queuePrefix: api.queues.prefix,
-        logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-        secretBox: api.deps.secretBox,
-        concurrency: 2,
-        allowPrivateNetwork: true,
-        timeoutMs: 2_000,
-        retryDelaysMs: [100],
-      }),
+    startDelivery: () => startTestDelivery(api),
     async close() {
       await worker.stop();
       await api.close();

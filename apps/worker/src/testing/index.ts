@@ -1,0 +1,2 @@
+export * from './e2e-harness';
+export * from './test-roles';
