@@ -36,10 +36,10 @@ COPY packages/webhooks/package.json packages/webhooks/
 RUN npm ci --include=dev
 
 # ---- build: Prisma client, TypeScript -> dist/, the console (Vite), then production dependencies only ----
+# `npm run build` builds the console too: Vite is a dev dependency, so it must run before the prune.
 FROM deps AS build
 COPY . .
 RUN npm run build \
- && npm run console:build \
  && npm prune --omit=dev \
  && npm cache clean --force \
  && rm -rf packages/*/src apps/*/src packages/*/testing.ts apps/*/testing.ts

@@ -47,21 +47,45 @@ function missing(names) {
 }
 
 /**
- * Installs dependencies with `npm ci` when the installed tree does not match the lockfile's
- * content, or lacks what this command needs: `npm start` needs `dependencies`; tests and the
- * bench need `devDependencies` too, which `npm ci` leaves out under NODE_ENV=production.
+ * What building the console takes: the packages it bundles (the console workspace's own
+ * dependencies, apps aside) and Vite, which builds it. Vite is a dev dependency of the console.
  */
-export function ensureDependencies({ dev = true } = {}) {
+function consoleBuildNeeds() {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'apps/console/package.json'), 'utf8'));
+  const bundled = Object.keys(manifest.dependencies ?? {}).filter((name) => !name.startsWith('@botfleet/'));
+  return [...bundled, 'vite'];
+}
+
+/**
+ * The packages a command needs installed, and whether `npm ci` must include dev dependencies to
+ * install them. `npm start` needs `dependencies`, plus the console's build tools when the console
+ * has to be built (it serves /console); tests and the bench need `devDependencies` too. The flag
+ * follows what is needed, not NODE_ENV: under NODE_ENV=production `npm ci` leaves dev
+ * dependencies out unless told to include them, and `npm start` would then answer 503 on /console.
+ * A lean production install is the image's (or `npm run build`, `npm prune --omit=dev`,
+ * `npm run start:prod`), which builds the console before pruning.
+ */
+export function dependencyNeeds({ dev = true, buildConsole = false } = {}) {
+  const names = [...declared('dependencies'), ...(dev ? declared('devDependencies') : [])];
+  if (buildConsole) names.push(...consoleBuildNeeds());
+  return { names: [...new Set(names)], includeDev: dev || buildConsole };
+}
+
+/**
+ * Installs dependencies with `npm ci` when the installed tree does not match the lockfile's
+ * content, or lacks what this command needs (dependencyNeeds).
+ */
+export function ensureDependencies({ dev = true, buildConsole = false } = {}) {
   const hash = lockfileHash();
-  const needed = [...declared('dependencies'), ...(dev ? declared('devDependencies') : [])];
-  const absent = missing(needed);
+  const { names, includeDev } = dependencyNeeds({ dev, buildConsole });
+  const absent = missing(names);
   if (readStamp()?.lockfile === hash && absent.length === 0) return;
   const why =
     readStamp()?.lockfile !== hash
       ? 'the lockfile changed since the last install'
       : `${absent.length} needed package(s) missing, e.g. ${absent[0]}`;
   say(`installing dependencies with npm ci (${why})`);
-  run('npm', ['ci', '--no-audit', '--no-fund', ...(dev ? ['--include=dev'] : [])]);
+  run('npm', ['ci', '--no-audit', '--no-fund', ...(includeDev ? ['--include=dev'] : [])]);
   writeFileSync(INSTALL_STAMP, `${JSON.stringify({ lockfile: hash, installedAt: new Date().toISOString() })}\n`);
 }
 
@@ -109,25 +133,33 @@ function newestMtime(path) {
   return newest;
 }
 
+const CONSOLE = join(ROOT, 'apps/console');
+const CONSOLE_BUILT = join(CONSOLE, 'dist/index.html');
+
+/** True when the console's output is missing or older than its sources or the SDK it bundles. */
+export function consoleIsStale() {
+  const sources = ['src', 'index.html', 'vite.config.mjs'].map((p) => join(CONSOLE, p));
+  sources.push(join(ROOT, 'packages/sdk/src'));
+  const builtAt = existsSync(CONSOLE_BUILT) ? statSync(CONSOLE_BUILT).mtimeMs : 0;
+  return builtAt === 0 || Math.max(...sources.map(newestMtime)) > builtAt;
+}
+
 /**
- * Builds the console (apps/console, Vite) when its output is missing or older than its sources or
- * the SDK it bundles; the api role serves the output at /console. Vite is a dev dependency: an
- * install without it (NODE_ENV=production) keeps whatever was built, and says so if nothing was.
+ * Builds the console (apps/console, Vite) when it is stale; the api role serves the output at
+ * /console. setup() installs Vite first when the console needs it; called alone (the console's
+ * tests), a tree without Vite keeps whatever was built, and says so if nothing was.
  */
 export function ensureConsoleBuilt() {
-  const app = join(ROOT, 'apps/console');
-  const built = join(app, 'dist/index.html');
-  const sources = ['src', 'index.html', 'vite.config.mjs'].map((p) => join(app, p));
-  sources.push(join(ROOT, 'packages/sdk/src'));
-  const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
-  if (builtAt > 0 && Math.max(...sources.map(newestMtime)) <= builtAt) return;
+  if (!consoleIsStale()) return;
   const vite = join(ROOT, 'node_modules/vite/bin/vite.js');
   if (!existsSync(vite)) {
-    if (builtAt === 0) say('vite is not installed (dev dependency): /console will answer 503 until it is built');
+    if (!existsSync(CONSOLE_BUILT)) {
+      say('vite is not installed (dev dependency): /console will answer 503 until it is built');
+    }
     return;
   }
   say('building the console (apps/console)');
-  run(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: app });
+  run(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: CONSOLE });
 }
 
 /** Runs a TypeScript entry point with tsx, forwarding its exit code. */
@@ -141,7 +173,8 @@ export function runTs(file, args = [], env = process.env) {
 }
 
 export function setup({ chromium = true, dev = true } = {}) {
-  ensureDependencies({ dev });
+  // Asked before the install: a console to build needs its build tools, whatever NODE_ENV says.
+  ensureDependencies({ dev, buildConsole: consoleIsStale() });
   ensurePrismaClient();
   ensureConsoleBuilt();
   if (chromium) ensureChromium();

@@ -22,7 +22,8 @@ process.stderr.write('[test] running jest\n');
 
 // Soak tests (`*.soak.test.ts`, e.g. a 1,000-run batch through real Chromium) keep both cores busy
 // for minutes: run beside the rest, they starve timing-sensitive suites. A plain `npm test` runs
-// them after the others, alone; `npm test -- <args>` runs whatever the arguments select, once.
+// them after the others, alone and one at a time; `npm test -- <args>` runs whatever the arguments
+// select, once.
 const SOAK = '\\.soak\\.test\\.ts$';
 const extra = process.argv.slice(2);
 const phases =
@@ -30,7 +31,8 @@ const phases =
     ? [extra]
     : [
         ['--testPathIgnorePatterns', '/node_modules/', SOAK],
-        ['--testPathPatterns', SOAK],
+        // One at a time: two soak tests side by side starve each other as they would starve the rest.
+        ['--testPathPatterns', SOAK, '--runInBand'],
       ];
 
 /** One Jest run; its counts come from Jest's JSON report. */

@@ -19,6 +19,7 @@ import { apiKeyRoutes } from './routes/api-keys.router';
 import { botRoutes } from './routes/bots.router';
 import { healthRouter } from './routes/health.router';
 import { manifestRoutes } from './routes/manifest.router';
+import { organizationRoutes } from './routes/organization.router';
 import { scheduleRoutes } from './routes/schedule.router';
 import { artifactRoutes } from './routes/artifacts.router';
 import { executionResultRoutes } from './routes/execution-results.router';
@@ -47,6 +48,7 @@ export function apiRoutes(deps: ApiDeps, hooks: RouteHooks = { onKeyRevoked: () 
     ...deliveryRoutes(deps),
     ...artifactRoutes(deps),
     ...apiKeyRoutes(deps, hooks.onKeyRevoked),
+    ...organizationRoutes(deps),
   ];
 }
 
@@ -71,9 +73,7 @@ export function createApp(deps: ApiDeps): Express {
 
   app.use(observeRequest(deps.logger, ops.metrics));
   app.use(healthRouter(deps, ops.readiness));
-  app.get('/metrics', async (_req, res) => {
-    res.type(ops.registry.contentType).send(await ops.registry.metrics());
-  });
+  // No /metrics here: it shows the whole fleet's load, so it is served on OPS_PORT only (packages/ops).
   app.get(`${API_PREFIX}/openapi.json`, (_req, res) => {
     res.json(openApi);
   });

@@ -42,6 +42,7 @@ const SAMPLE_BODIES: Record<string, object | undefined> = {
   'get /executions/:executionId/extract': undefined,
   'get /executions/:executionId/failure': undefined,
   'get /executions/:executionId/logs': undefined,
+  'get /executions/:executionId/artifacts': undefined,
   'get /executions/:executionId/deliveries': undefined,
   'get /bots/:botId/deliveries': undefined,
   'post /bots/:botId/webhook/test': undefined,
@@ -54,6 +55,7 @@ const SAMPLE_BODIES: Record<string, object | undefined> = {
   'get /api-keys': undefined,
   'get /api-keys/current': undefined,
   'delete /api-keys/:keyId': undefined,
+  'get /organization': undefined,
 };
 
 let h: ApiHarness;
@@ -168,4 +170,10 @@ it('lists only the caller’s own bots, keys and queued runs', async () => {
   // The owner has a pending run; the stranger's queue overview counts none of it.
   const queue = await request(h.app).get('/api/v1/queue').set(stranger.auth('admin'));
   expect(queue.body).toMatchObject({ pending: 0, running: 0, oldestPendingCreatedAt: null });
+  // The organization view is the caller's own, with the caller's own usage.
+  const organization = await request(h.app).get('/api/v1/organization').set(stranger.auth('read'));
+  expect(organization.body).toMatchObject({
+    id: stranger.id,
+    usage: { runningExecutions: 0, pendingExecutions: 0, apiKeys: 3 },
+  });
 });

@@ -13,7 +13,8 @@ export interface ApiDeps {
   settings: ApiSettings;
   /**
    * The process's metrics registry and readiness checks, shared with the other roles it runs, so
-   * /metrics and /readyz on PORT cover them all. Omitted (tests): the app makes its own.
+   * /readyz on PORT covers them all (its metrics are served on OPS_PORT only, never on PORT).
+   * Omitted (tests): the app makes its own.
    */
   ops?: Ops;
 }
@@ -27,10 +28,17 @@ export interface ApiSettings {
   minScheduleIntervalSeconds: number;
   /** MAX_PENDING_EXECUTIONS_PER_ORG: triggers past it answer 429 (default 10,000). */
   maxPendingExecutionsPerOrg?: number;
+  /** MAX_RUNNING_EXECUTIONS_PER_ORG, shown by GET /organization (the workers enforce it; unset: no cap). */
+  maxRunningExecutionsPerOrg?: number;
+  /** MAX_API_KEYS_PER_ORG: creating a key past it answers 409 limit_reached (default 100). */
+  maxApiKeysPerOrg?: number;
   screenshotUrlTtlSeconds: number;
   /** Key for signing artifact URLs (derived from SECRETS_KEY). */
   urlSigningKey: Buffer;
-  /** Requests per minute per API key (RATE_LIMIT_PER_MINUTE); 0 turns the limit off. */
+  /**
+   * Requests per minute per API key, and per organization unless the operator set it a rate of
+   * its own (RATE_LIMIT_PER_MINUTE); 0 turns the default off.
+   */
   rateLimitPerMinute: number;
   /** ALLOW_PRIVATE_NETWORK for webhook test sends; closed (public addresses only) when unset. */
   allowPrivateNetwork?: boolean;

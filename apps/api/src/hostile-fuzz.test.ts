@@ -91,6 +91,54 @@ const queryString = fc
   )
   .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}` : ''));
 
+/** URLs a hostile tenant would try: other schemes, user-info, private hosts, junk. */
+const hostileUrl = fc.oneof(
+  fc.constantFrom(
+    'file:///etc/shadow',
+    'FILE:///etc/passwd',
+    'chrome://version',
+    'view-source:https://a.example/',
+    'data:text/html,<h1>x</h1>',
+    'javascript:alert(1)',
+    'blob:https://a.example/1',
+    'devtools://devtools/bundled/inspector.html',
+    'chrome-extension://abc/x.html',
+    'ftp://a.example/x',
+    'about:blank',
+    'about:config',
+    'https://user:pass@a.example/hook?token=abc',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[::1]:3000/',
+    '{{params.url}}',
+    '//a.example/x',
+    ' https://a.example/',
+  ),
+  fc.webUrl(),
+  fc.string({ maxLength: 60 }),
+);
+
+/** A step, manifest or recording shape with hostile URLs and values where URLs and sizes go. */
+const hostileShapes = {
+  steps: fc.array(
+    fc.record({ action: fc.constantFrom('goto', 'setViewport', 'screenshot', 'extract'), url: hostileUrl }),
+    { maxLength: 3 },
+  ),
+  capabilities: fc.record(
+    {
+      downloads: fc.jsonValue(),
+      resolution: fc.record({ width: fc.integer(), height: fc.integer() }),
+      timeout: fc.jsonValue(),
+    },
+    { requiredKeys: [] },
+  ),
+  recording: fc.record({
+    title: fc.string(),
+    steps: fc.array(fc.record({ type: fc.constantFrom('navigate', 'click', 'change'), url: hostileUrl }), {
+      maxLength: 3,
+    }),
+  }),
+};
+
 /** Bodies: arbitrary JSON, deep and wide shapes, the right field names with wrong types, non-JSON. */
 const body = fc.oneof(
   fc.jsonValue({ maxDepth: 6 }).map((v) => JSON.stringify(v)),
@@ -98,14 +146,17 @@ const body = fc.oneof(
     .record(
       {
         name: fc.jsonValue(),
-        targetUrl: fc.jsonValue(),
-        steps: fc.jsonValue(),
-        params: fc.jsonValue(),
-        webhook: fc.jsonValue(),
+        targetUrl: fc.oneof(hostileUrl, fc.jsonValue()),
+        steps: fc.oneof(hostileShapes.steps, fc.jsonValue()),
+        params: fc.oneof(fc.dictionary(fc.string({ maxLength: 10 }), hostileUrl), fc.jsonValue()),
+        webhook: fc.oneof(fc.record({ url: hostileUrl }), fc.jsonValue()),
+        capabilities: fc.oneof(hostileShapes.capabilities, fc.jsonValue()),
+        recording: fc.oneof(hostileShapes.recording, fc.jsonValue()),
         interval: fc.jsonValue(),
         active: fc.jsonValue(),
         source: fc.jsonValue(),
         permission: fc.jsonValue(),
+        url: hostileUrl,
       },
       { requiredKeys: [] },
     )

@@ -12,12 +12,13 @@ import { prepareDatabase } from './prepare-database';
 import { resolveSecretsKey } from './secrets-key';
 import { createShutdown } from './shutdown';
 import { shutdownBudget } from './shutdown-budget';
+import { onStopSignals, signalExitCode } from './stop-signals';
 
 /**
  * Starts the roles named in ROLES (all by default) in this process, with one ops server on
- * OPS_PORT for all of them. On SIGTERM every role stops taking work at once and drains in
- * parallel; then the database connection closes, then the ops server. The whole shutdown fits
- * in SHUTDOWN_GRACE_SECONDS.
+ * OPS_PORT for all of them. On SIGTERM, SIGINT or SIGHUP every role stops taking work at once
+ * and drains in parallel; then the database connection closes, then the ops server. The whole
+ * shutdown fits in SHUTDOWN_GRACE_SECONDS. Copies of the signal count once (stop-signals.ts).
  */
 async function main(): Promise<void> {
   const env = loadEnv();
@@ -43,8 +44,17 @@ async function main(): Promise<void> {
     deadline.unref();
     void shutdown.run().then(() => process.exit(0));
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  onStopSignals({
+    stop,
+    repeated: (signal) => logger.debug({ signal }, 'stop signal repeated: counted once, the drain goes on'),
+    insist: (signal) => {
+      logger.warn(
+        { signal },
+        'second stop signal: exiting at once; runs in flight return to the queue once their lock expires',
+      );
+      process.exit(signalExitCode(signal));
+    },
+  });
 
   // Up before anything slow (migrations, Chromium): liveness answers while the process starts.
   if (env.OPS_PORT !== 0) {
@@ -87,6 +97,8 @@ async function main(): Promise<void> {
       lockDurationMs: env.EXECUTION_LOCK_SECONDS * 1000,
       stalledIntervalMs: env.STALLED_CHECK_SECONDS * 1000,
       sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
+      maxInfraRetries: env.EXECUTION_MAX_INFRA_RETRIES,
+      outputLimits: { maxStepBytes: env.MAX_STEP_OUTPUT_BYTES, maxExecutionBytes: env.MAX_EXECUTION_OUTPUT_BYTES },
       drainTimeoutMs: budget.drainMs,
       artifactUrls: { signingKey: urlSigningKey, baseUrl: publicBaseUrl, ttlSeconds: env.SCREENSHOT_URL_TTL_SECONDS },
     });

@@ -10,10 +10,9 @@ import {
   waitUntil,
   type FixtureServer,
 } from '@botfleet/testkit';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import request from 'supertest';
 import { startWorker } from './start-worker';
+import { killWorkerProcess, spawnWorkerProcess } from './testing';
 
 let site: FixtureServer;
 const afterAllCleanups: (() => unknown)[] = [];
@@ -34,19 +33,6 @@ async function executionRow(db: Db, organizationId: string, executionId: string)
   return row;
 }
 
-function spawnWorker(prefix: string, organizationId: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'testing/worker-process.ts')], {
-    env: { ...process.env, QUEUE_PREFIX: prefix, LOCK_DURATION_MS: '3000', SWEEP_ORGANIZATION_ID: organizationId },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('worker ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited early (${code})`)));
-  });
-}
-
 it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chromium behind', async () => {
   const h = await createApiHarness();
   const org = await h.newOrg();
@@ -61,8 +47,8 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
     },
   );
 
-  const doomed = await spawnWorker(h.queues.prefix, org.id);
-  const cleanup = () => doomed.exitCode === null && doomed.signalCode === null && doomed.kill('SIGKILL');
+  const doomed = await spawnWorkerProcess(h.queues.prefix, org.id);
+  const cleanup = () => killWorkerProcess(doomed);
   afterAllCleanups.push(cleanup);
   const trigger = await request(h.app).post(`/api/v1/bots/${botId}/executions`).set(org.auth('write')).send({});
   const { executionId } = trigger.body;
@@ -96,7 +82,12 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
       message: 'execution never reached a final state',
     });
     const execution = await executionRow(h.db, org.id, executionId);
-    expect(execution).toMatchObject({ status: 'completed', attempt: 2, extractedData: { title: 'Still here' } });
+    expect(execution).toMatchObject({
+      status: 'completed',
+      attempt: 2,
+      infraRetries: 1,
+      extractedData: { title: 'Still here' },
+    });
     const logs = await listExecutionLogs(h.db, executionId);
     expect(logs.map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringContaining('Attempt 2 started')]));
     const steps = await listStepOutputs(h.db, executionId);

@@ -22,7 +22,10 @@ export interface DbRunSession extends RunSession {
 
 /**
  * A RunSession that buffers step outputs, logs and artifacts in memory and writes them in
- * batches: a run makes a few writes per second instead of one per log line.
+ * batches: a run makes a few writes per second instead of one per log line. What the program
+ * records reaches it through runExecution's guarded session, which has already held every step
+ * output and log line to MAX_STEP_OUTPUT_BYTES / MAX_EXECUTION_OUTPUT_BYTES (runner's
+ * OutputBudget), so the buffer never holds more than a run may store.
  */
 export function createDbRunSession(options: {
   db: PrismaClient;

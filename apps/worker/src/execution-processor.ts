@@ -1,9 +1,8 @@
 import type { ArtifactUrlSettings, Logger } from '@botfleet/core';
 import {
-  claimExecution,
   claimExecutionWithinCap,
   failUnfinishedExecution,
-  requeueExecutionForRetry,
+  requeueExecution,
   type ClaimedExecution,
   type PrismaClient,
 } from '@botfleet/db';
@@ -17,6 +16,7 @@ import {
   type AdBlocker,
   type BrowserHost,
   type EgressGuard,
+  type OutputLimits,
   type ProxyPool,
 } from '@botfleet/runner';
 import { DelayedError, WaitingError, type Job } from 'bullmq';
@@ -39,10 +39,20 @@ export interface ProcessorDeps {
   egressGuard?: EgressGuard;
   cancellations: Cancellations;
   defaultTimeoutSeconds: number;
-  /** MAX_RUNNING_EXECUTIONS_PER_ORG: an organization's runs going at once across the fleet (unset: no cap). */
+  /**
+   * MAX_RUNNING_EXECUTIONS_PER_ORG: an organization's runs going at once across the fleet, for
+   * organizations the operator gave no cap of their own (unset: no cap).
+   */
   maxRunningPerOrganization?: number;
   /** Signs the screenshot URL of an `execution.failed` event; without it the event's URL is null. */
   artifactUrls?: ArtifactUrlSettings;
+  /**
+   * EXECUTION_MAX_INFRA_RETRIES: how many times a run whose worker died or whose browser failed is
+   * tried again before it fails with infrastructure_failure (default 3).
+   */
+  maxInfraRetries?: number;
+  /** MAX_STEP_OUTPUT_BYTES and MAX_EXECUTION_OUTPUT_BYTES; the documented defaults when omitted. */
+  outputLimits?: OutputLimits;
   /** Counts runs in flight and finished runs; optional so tests can leave it out. */
   metrics?: Pick<FleetMetrics, 'executionsRunning' | 'executionsTotal' | 'executionDuration'>;
   /**
@@ -52,17 +62,26 @@ export interface ProcessorDeps {
   shutdownSignal?: AbortSignal;
 }
 
-const isLastAttempt = (job: Job<unknown>) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+/** EXECUTION_MAX_INFRA_RETRIES when not told otherwise. */
+export const DEFAULT_MAX_INFRA_RETRIES = 3;
+
+/** The error code of a run that failed because its infrastructure did, not because of the bot. */
+export const INFRASTRUCTURE_FAILURE = 'infrastructure_failure';
+
+/** An infrastructure retry waits 2 s, 4 s, 8 s... (at most a minute), as BullMQ's backoff did. */
+const infraRetryDelayMs = (retry: number) => Math.min(60_000, 2_000 * 2 ** retry);
 
 /**
- * Runs one execution end to end. Bot failures (selector, timeout, page errors) end it `failed`
- * at once; infrastructure failures are rethrown so BullMQ retries them, and on the last attempt
- * the execution is failed here rather than left running. A bot failure is retried within the same
- * execution when the bot's retry policy allows another try (see retryBotFailure). Registered with `consume(executionRun, ...)`,
- * which parses the payload first.
+ * Runs one execution end to end. Bot failures (selector, timeout, page errors, an output past its
+ * bound) end it `failed` at once; infrastructure failures (a dead worker, a failed browser) are
+ * tried again as new attempts up to EXECUTION_MAX_INFRA_RETRIES, counted on the row, then fail
+ * with infrastructure_failure. A bot failure is retried within the same execution when the bot's
+ * retry policy allows another try (see retryBotFailure). Registered with
+ * `consume(executionRun, ...)`, which parses the payload first.
  */
 export function createExecutionProcessor(deps: ProcessorDeps) {
   const { db, logger } = deps;
+  const maxInfraRetries = deps.maxInfraRetries ?? DEFAULT_MAX_INFRA_RETRIES;
 
   async function processExecution({ executionId }: ExecutionRunPayload, job: Job<unknown>): Promise<void> {
     // Listen before claiming: a cancel published between the claim and the run must not be missed.
@@ -75,8 +94,8 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
   }
 
   async function runClaimed(job: Job<unknown>, executionId: string, cancelSignal: AbortSignal): Promise<void> {
-    const cap = deps.maxRunningPerOrganization;
-    const claimed = cap ? await claimExecutionWithinCap(db, executionId, cap) : await claimExecution(db, executionId);
+    // The organization's own running cap (set by the operator), else this default; no lock when neither is set.
+    const claimed = await claimExecutionWithinCap(db, executionId, deps.maxRunningPerOrganization ?? null);
     if (!claimed) {
       logger.debug({ executionId }, 'execution already ended, cancelled or deleted; nothing to run');
       return;
@@ -121,10 +140,20 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
       deadline: Date.now() + timeoutMs,
       attempt: claimed.attempt,
     });
+    if (claimed.infraRetries > maxInfraRetries) {
+      // The previous attempt never finished and no infrastructure retry is left: fail the run
+      // without running it again (a run that keeps killing its worker must not do so for ever).
+      const error = `${INFRASTRUCTURE_FAILURE}: the run's worker stopped or its browser failed ${claimed.infraRetries} times (EXECUTION_MAX_INFRA_RETRIES=${maxInfraRetries})`;
+      session.log('error', 'system', `Attempt ${claimed.attempt} not started: ${error}`);
+      await finish(claimed, session, { status: 'failed', error, stepIndex: null }, startedAt, log);
+      return;
+    }
+    const retryNote =
+      claimed.infraRetries > 0 ? `, infrastructure retry ${claimed.infraRetries} of ${maxInfraRetries}` : '';
     session.log(
       'info',
       'system',
-      `Attempt ${claimed.attempt} started: ${loaded.description}, timeout ${timeoutMs / 1000} s`,
+      `Attempt ${claimed.attempt} started: ${loaded.description}, timeout ${timeoutMs / 1000} s${retryNote}`,
     );
 
     let flushing: Promise<void> = Promise.resolve();
@@ -149,19 +178,18 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
         session,
         program: loaded.program,
         signal,
+        outputLimits: deps.outputLimits,
       });
     } catch (err) {
+      // Not the bot's doing (Chromium crashed or could not start, or a bug): an infrastructure
+      // failure, retried as a new attempt while EXECUTION_MAX_INFRA_RETRIES allows.
       const message = err instanceof Error ? err.message : String(err);
       const infrastructure = err instanceof InfrastructureError;
       session.log('error', 'system', `${infrastructure ? 'Infrastructure failure' : 'Unexpected error'}: ${message}`);
-      if (!isLastAttempt(job)) {
-        log.warn({ err: message }, 'execution attempt failed; BullMQ will retry it');
-        throw err;
-      }
       botOutcome = false;
       outcome = {
         status: 'failed',
-        error: `Execution could not run after ${job.attemptsMade + 1} attempt(s): ${message}`,
+        error: `${INFRASTRUCTURE_FAILURE}: ${message} (after ${claimed.infraRetries} infrastructure retries; EXECUTION_MAX_INFRA_RETRIES=${maxInfraRetries})`,
         stepIndex: null,
       };
     } finally {
@@ -169,28 +197,49 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
       await flushing;
     }
 
-    // Stopped by the drain deadline, not by a user: the run goes back to the queue untouched
-    // (still `running`; the next claim starts attempt N+1), and the job never counts as failed.
+    // Stopped by the drain deadline, not by a user: the run goes back to the queue as `pending`
+    // (an orderly hand-over, not counted as an infrastructure retry; the next claim starts
+    // attempt N+1), and the job never counts as failed.
     if (
       shutdownSignal?.aborted &&
       !cancelSignal.aborted &&
       outcome.status === 'failed' &&
-      outcome.error === CANCELLED_MESSAGE
+      (outcome.error === CANCELLED_MESSAGE || !botOutcome)
     ) {
       session.log('warn', 'system', 'Worker shutting down: the execution goes back to the queue to run again');
       await session.flush().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'progress flush failed'));
+      // If this fails or the process dies first, the row stays `running` and the lock expiry
+      // brings the job back as a counted infrastructure retry: bounded either way.
+      await requeueExecution(db, executionId, claimed.attempt).catch((err: unknown) =>
+        log.warn({ err: (err as Error).message }, 'could not put the execution back to pending'),
+      );
       await job.moveToWait(job.token);
       log.info('execution handed back to the queue at the shutdown deadline');
       throw new WaitingError();
     }
+    if (!botOutcome && claimed.infraRetries < maxInfraRetries && !signal.aborted) {
+      await retryInfrastructureFailure(job, claimed, session, log);
+      return;
+    }
     if (signal.aborted) session.log('info', 'system', 'Execution was cancelled');
-    else if (botOutcome && outcome.status === 'failed' && claimed.attempt <= loaded.bot.retryAttempts) {
+    else if (botOutcome && outcome.status === 'failed' && botTry(claimed) <= loaded.bot.retryAttempts) {
       await retryBotFailure(job, claimed, loaded.bot, outcome.error, session, log);
       return;
     }
+    await finish(claimed, session, outcome, startedAt, log);
+  }
+
+  /** Ends the attempt with its outcome (if it still owns the run) and counts it. */
+  async function finish(
+    claimed: ClaimedExecution,
+    session: DbRunSession,
+    outcome: RunOutcome,
+    startedAt: number,
+    log: Logger,
+  ): Promise<void> {
     const finished = await completeExecution(
       deps,
-      { executionId, botId: claimed.botId, attempt: claimed.attempt, session },
+      { executionId: claimed.id, botId: claimed.botId, attempt: claimed.attempt, session },
       outcome,
     );
     log.info({ status: finished ? outcome.status : 'superseded' }, 'execution finished');
@@ -198,6 +247,30 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
       deps.metrics?.executionsTotal.inc({ status: outcome.status, trigger: claimed.trigger });
       deps.metrics?.executionDuration.observe({ status: outcome.status }, (performance.now() - startedAt) / 1000);
     }
+  }
+
+  /**
+   * Tries the run again as a new attempt after an infrastructure failure: the row stays
+   * `running`, so the next claim counts it as an infrastructure retry (claimExecution), exactly
+   * as if this worker had died; the job waits out the backoff in BullMQ without using up one of
+   * its own attempts. A crash in between is the same case: the lock expires, the job comes back.
+   */
+  async function retryInfrastructureFailure(
+    job: Job<unknown>,
+    claimed: ClaimedExecution,
+    session: DbRunSession,
+    log: Logger,
+  ): Promise<void> {
+    const delayMs = infraRetryDelayMs(claimed.infraRetries);
+    session.log(
+      'warn',
+      'system',
+      `Retrying in ${delayMs / 1000} s as a new attempt (infrastructure retry ${claimed.infraRetries + 1} of ${maxInfraRetries})`,
+    );
+    await session.flush();
+    log.warn({ delayMs }, 'infrastructure failure; the execution will be tried again');
+    await job.moveToDelayed(Date.now() + delayMs, job.token);
+    throw new DelayedError();
   }
 
   /**
@@ -216,12 +289,13 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
     log: Logger,
   ): Promise<void> {
     const delayMs = bot.retryDelaySeconds * 1000;
-    const next = claimed.attempt + 1;
+    // The bot's tries, not the attempts: infrastructure retries do not use up its retry policy.
+    const next = botTry(claimed) + 1;
     const when = delayMs > 0 ? `in ${bot.retryDelaySeconds} s` : 'now';
     session.log('warn', 'system', `Attempt ${claimed.attempt} failed: ${error}`);
     session.log('info', 'system', `Retrying ${when}: try ${next} of ${bot.retryAttempts + 1}`);
     await session.flush();
-    if (!(await requeueExecutionForRetry(db, claimed.id, claimed.attempt))) {
+    if (!(await requeueExecution(db, claimed.id, claimed.attempt))) {
       log.info('execution ended meanwhile (cancelled); no retry');
       return;
     }
@@ -237,7 +311,14 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
   return processExecution;
 }
 
-/** BullMQ gave up on a job (retries used up, or it stalled too often): never leave the row running. */
+/** Which try of the bot an attempt is: attempts that were infrastructure retries do not count. */
+const botTry = (claimed: ClaimedExecution) => claimed.attempt - claimed.infraRetries;
+
+/**
+ * BullMQ gave up on a job (its own attempts used up by errors outside the run, or it stalled more
+ * often than maxStalledCount, which the worker sets above EXECUTION_MAX_INFRA_RETRIES so the row's
+ * count decides first): never leave the row running.
+ */
 export async function failAbandonedExecution(
   db: PrismaClient,
   job: Job<unknown> | undefined,
@@ -246,5 +327,9 @@ export async function failAbandonedExecution(
   if (!job || job.name !== executionRun.name) return;
   const payload = executionRun.schema.safeParse(job.data);
   if (!payload.success) return;
-  await failUnfinishedExecution(db, payload.data.executionId, `Execution could not be completed: ${reason}`);
+  await failUnfinishedExecution(
+    db,
+    payload.data.executionId,
+    `${INFRASTRUCTURE_FAILURE}: execution could not be completed: ${reason}`,
+  );
 }

@@ -84,7 +84,8 @@ it('finishes or hands back every run in flight on SIGTERM, and fails none', asyn
   // The drain deadline, the hand-back and closing Chromium; far less than the 60 s lock.
   expect(Date.now() - stopping).toBeLessThan(DRAIN_MS + 8_000);
   expect(await row(first)).toMatchObject({ status: 'completed', attempt: 1 });
-  expect((await row(long)).status).toBe('running');
+  // Handed back as pending: an orderly hand-over, not an infrastructure retry.
+  expect(await row(long)).toMatchObject({ status: 'pending', attempt: 1, infraRetries: 0 });
   for (const id of queued) expect((await row(id)).status).toBe('pending');
 
   const next = await startWorker({
@@ -109,7 +110,7 @@ it('finishes or hands back every run in flight on SIGTERM, and fails none', asyn
     );
     for (const id of all)
       expect(await row(id)).toMatchObject({ status: 'completed', extractedData: { title: 'Deployed' } });
-    expect((await row(long)).attempt).toBe(2);
+    expect(await row(long)).toMatchObject({ attempt: 2, infraRetries: 0 });
     const logs = (await listExecutionLogs(h.db, long)).map((l) => l.message);
     expect(logs).toEqual(
       expect.arrayContaining([

@@ -19,9 +19,10 @@ import {
   resolveChromiumPath,
   startEgressProxy,
   type AdBlocker,
+  type OutputLimits,
 } from '@botfleet/runner';
 import { listenForCancellations } from './cancellations';
-import { createExecutionProcessor, failAbandonedExecution } from './execution-processor';
+import { createExecutionProcessor, DEFAULT_MAX_INFRA_RETRIES, failAbandonedExecution } from './execution-processor';
 import { sweepExecutions } from './sweep-executions';
 
 export interface WorkerOptions {
@@ -60,6 +61,10 @@ export interface WorkerOptions {
   artifactUrls?: ArtifactUrlSettings;
   /** The process's metrics and readiness checks (the launcher's); a private set when omitted. */
   ops?: Ops;
+  /** EXECUTION_MAX_INFRA_RETRIES: new attempts for a run whose worker died or browser failed (default 3). */
+  maxInfraRetries?: number;
+  /** MAX_STEP_OUTPUT_BYTES and MAX_EXECUTION_OUTPUT_BYTES; the documented defaults when omitted. */
+  outputLimits?: OutputLimits;
 }
 
 /** BROWSER_RECYCLE_AFTER_RUNS when not told otherwise. */
@@ -95,6 +100,7 @@ async function startWorkerRole(options: WorkerOptions) {
   const cancellations = await listenForCancellations(options.redisUrl, options.queuePrefix, log);
 
   const shutdown = new AbortController();
+  const maxInfraRetries = options.maxInfraRetries ?? DEFAULT_MAX_INFRA_RETRIES;
   const processor = createExecutionProcessor({
     db,
     queues,
@@ -109,6 +115,8 @@ async function startWorkerRole(options: WorkerOptions) {
     artifactUrls: options.artifactUrls,
     metrics: ops.metrics,
     shutdownSignal: shutdown.signal,
+    maxInfraRetries,
+    outputLimits: options.outputLimits,
   });
 
   const worker = consume(
@@ -120,7 +128,11 @@ async function startWorkerRole(options: WorkerOptions) {
       concurrency: options.concurrency,
       lockDuration: options.lockDurationMs ?? 30_000,
       stalledInterval: options.stalledIntervalMs ?? 30_000,
-      maxStalledCount: 1,
+      // A stalled job (its worker died) goes back to the queue and its next claim counts an
+      // infrastructure retry on the row (claimExecution). BullMQ's own limit sits one above, so
+      // the row's count always decides, and the run fails with infrastructure_failure rather than
+      // BullMQ's "job stalled more than allowable limit".
+      maxStalledCount: maxInfraRetries + 1,
     },
     processor,
   );

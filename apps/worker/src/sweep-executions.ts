@@ -2,6 +2,7 @@ import type { Logger } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import { failUnfinishedExecution, listStaleUnfinishedExecutions } from '@botfleet/db';
 import { enqueueExecutionRuns, executionRun, type Queues } from '@botfleet/queue';
+import { INFRASTRUCTURE_FAILURE } from './execution-processor';
 
 export interface SweepOptions {
   /** A pending row younger than this may still be on its way into Redis. */
@@ -40,8 +41,8 @@ export async function sweepExecutions(
     } else if (state === 'missing' || state === 'unknown' || state === 'completed' || state === 'failed') {
       // A running row without a live job, or a pending one whose job already ended: no worker
       // will ever finish it.
-      if (await failUnfinishedExecution(db, row.id, 'Execution was lost by its worker and could not be recovered'))
-        failed++;
+      const error = `${INFRASTRUCTURE_FAILURE}: execution was lost by its worker and could not be recovered`;
+      if (await failUnfinishedExecution(db, row.id, error)) failed++;
     }
   }
   if (enqueued + failed > 0) logger.info({ enqueued, failed }, 'execution sweep repaired rows');

@@ -49,6 +49,25 @@ describe('parseEnv', () => {
     }
   });
 
+  it('bounds outputs at 1 MiB per step and 16 MiB per run, and retries a dead worker 3 times, by default', () => {
+    expect(parseEnv({})).toMatchObject({
+      MAX_STEP_OUTPUT_BYTES: 1024 * 1024,
+      MAX_EXECUTION_OUTPUT_BYTES: 16 * 1024 * 1024,
+      EXECUTION_MAX_INFRA_RETRIES: 3,
+    });
+    expect(
+      parseEnv({ MAX_STEP_OUTPUT_BYTES: '2048', MAX_EXECUTION_OUTPUT_BYTES: '4096', EXECUTION_MAX_INFRA_RETRIES: '0' }),
+    ).toMatchObject({ MAX_STEP_OUTPUT_BYTES: 2048, MAX_EXECUTION_OUTPUT_BYTES: 4096, EXECUTION_MAX_INFRA_RETRIES: 0 });
+    for (const [name, bad] of [
+      ['MAX_STEP_OUTPUT_BYTES', '100'],
+      ['MAX_EXECUTION_OUTPUT_BYTES', 'lots'],
+      ['EXECUTION_MAX_INFRA_RETRIES', '-1'],
+      ['EXECUTION_MAX_INFRA_RETRIES', '1.5'],
+    ] as const) {
+      expect(() => parseEnv({ [name]: bad })).toThrow(new RegExp(`${name}:`));
+    }
+  });
+
   it('keeps every execution unless EXECUTION_RETENTION_DAYS is a positive number of days', () => {
     expect(parseEnv({}).EXECUTION_RETENTION_DAYS).toBeUndefined();
     expect(parseEnv({ EXECUTION_RETENTION_DAYS: '' }).EXECUTION_RETENTION_DAYS).toBeUndefined();

@@ -65,15 +65,37 @@ const EnvSchema = z.object({
     .min(1, 'must be at least 1 day (leave it unset to keep everything)')
     .max(36_500)
     .optional(),
+  // Requests per minute per API key, and per organization (all its keys together) unless the
+  // operator set the organization a rate of its own (`orgs limits`); 0 turns the default off.
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
   // Back-pressure: a trigger or batch that would leave an organization with more pending runs
   // than this answers 429; the running cap (unset: none) holds across the whole fleet.
   MAX_PENDING_EXECUTIONS_PER_ORG: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   MAX_RUNNING_EXECUTIONS_PER_ORG: z.coerce.number().int().min(1).max(100_000).optional(),
+  // Unrevoked API keys one organization may hold; creating one more answers 409 limit_reached.
+  MAX_API_KEYS_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(100),
   // A worker replaces its Chromium between runs after this many runs, or once the browser's
   // memory (resident set of its processes) passes BROWSER_MAX_RSS_MB (unset: not checked).
   BROWSER_RECYCLE_AFTER_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(500),
   BROWSER_MAX_RSS_MB: z.coerce.number().int().min(64).max(1_000_000).optional(),
+  // Output bounds of one run (contract part 3, section 1): one step's JSON-encoded output, and a
+  // run's step outputs, extracted data and logs together. Past either the step fails with
+  // output_too_large; nothing over the bound is stored.
+  MAX_STEP_OUTPUT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(1024 * 1024),
+  MAX_EXECUTION_OUTPUT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(4 * 1024 * 1024 * 1024)
+    .default(16 * 1024 * 1024),
+  // A run whose worker died (or whose browser crashed) is tried again as a new attempt this many
+  // times before it fails with infrastructure_failure; the bot's own retry policy counts apart.
+  EXECUTION_MAX_INFRA_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
   SCREENSHOT_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
   QUEUE_PREFIX: z
     .string()

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   /** The request conflicts with the resource's state (e.g. triggering a paused bot). */
   conflict: 409,
+  /** An operator's limit of the organization is reached (e.g. its number of API keys); `details` names it. */
+  limit_reached: 409,
   /** The client took too long to send its headers or body. */
   request_timeout: 408,
   payload_too_large: 413,

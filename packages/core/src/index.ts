@@ -6,10 +6,14 @@ export * from './stable-hash';
 export * from './webhook-events';
 export * from './artifact-url';
 export * from './templating';
+export * from './navigable-url';
 export * from './config';
+export * from './organization-limits';
+export * from './output-bounds';
 export * from './schemas/common';
 export * from './schemas/bot';
 export * from './schemas/manifest';
+export * from './schemas/webhook-url';
 export * from './schemas/steps';
 export * from './steps/define-step-action';
 export type * from './steps/step-page';
@@ -19,6 +23,7 @@ export {
   findStepAction,
   stepActionOf,
   describeStep,
+  stepUrlTemplates,
   type AnyStepActionDefinition,
 } from './steps/registry';
 export { NAVIGATION_WAIT_UNTIL } from './steps/actions/goto';
@@ -27,6 +32,7 @@ export { normalizeUrl, type NavigationWait } from './steps/navigation-wait';
 export * from './recordings';
 export * from './schemas/params';
 export * from './schemas/execution';
+export * from './schemas/artifact';
 export * from './schemas/schedule';
 export * from './cron-schedule';
 export * from './schemas/script';

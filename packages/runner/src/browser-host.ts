@@ -1,4 +1,8 @@
 import { settlesWithin } from '@botfleet/core';
+import { rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { readChromiumRssBytes } from './chromium-rss';
 import { silentLogger, type RunnerLogger } from './logger';
@@ -18,11 +22,13 @@ const CLOSE_TIMEOUT_MS = 10_000;
 /**
  * With an egress proxy, nothing may leave around it: loopback is proxied too (Chromium bypasses
  * it by default), WebRTC may not send UDP outside the proxy, and QUIC (UDP) is off.
+ * `--webrtc-ip-handling-policy` is the switch this Chromium honours: with
+ * `--force-webrtc-ip-handling-policy` instead, a page's ICE checks still reached a STUN server and
+ * a forged candidate on 127.0.0.1 (webrtc-guard.test.ts shows both the leak and the fix). It
+ * stops UDP only; runs with the private network closed also lose RTCPeerConnection entirely
+ * (webrtc-guard.ts), which stops WebRTC over TCP as well.
  */
-const EGRESS_PROXY_ARGS: readonly string[] = [
-  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--disable-quic',
-];
+const EGRESS_PROXY_ARGS: readonly string[] = ['--webrtc-ip-handling-policy=disable_non_proxied_udp', '--disable-quic'];
 
 export interface BrowserHostOptions {
   executablePath: string;
@@ -47,6 +53,12 @@ export type BrowserRestartReason = 'disconnected' | 'runs' | 'memory';
 /** A run's hold on the browser; release it once the run's context is closed. */
 export interface BrowserLease {
   readonly browser: Browser;
+  /**
+   * Where this browser puts downloads: a directory private to this process (mode 0700), not
+   * Playwright's shared /tmp/playwright-artifacts-*. Runs keep their downloads in their own
+   * directories inside it (downloads.ts); it is deleted when the host closes.
+   */
+  readonly downloadsDir: string;
   release(): void;
 }
 
@@ -86,6 +98,8 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
   const usage = new Map<Browser, { served: number; active: number }>();
   const retired = new Set<Browser>();
   let rssCheckedAt = 0;
+  // Made with the first launch (mkdtemp: mode 0700, a name no other process can predict).
+  let downloadsDir: string | null = null;
 
   async function recycleReason(current: Browser): Promise<BrowserRestartReason | null> {
     const served = usage.get(current)?.served ?? 0;
@@ -118,10 +132,12 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
 
   async function launch(): Promise<Browser> {
     const started = Date.now();
+    downloadsDir ??= await mkdtemp(join(tmpdir(), 'botfleet-downloads-'));
     const launched = await chromium.launch({
       executablePath: options.executablePath,
       headless: true,
       args,
+      downloadsPath: downloadsDir,
       ...(options.egressProxyUrl ? { proxy: { server: options.egressProxyUrl, bypass: '<-loopback>' } } : {}),
       timeout: options.launchTimeoutMs ?? 30_000,
       // The app's shutdown registry closes the browser after in-flight runs finish; Playwright's
@@ -185,6 +201,8 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       let released = false;
       return {
         browser: leased,
+        // Set by the launch getBrowser just awaited.
+        downloadsDir: downloadsDir!,
         release() {
           if (released) return;
           released = true;
@@ -208,12 +226,18 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       const pending = launching ? await launching.catch(() => null) : null;
       const current = browser ?? pending;
       browser = null;
-      if (!current) return;
-      // browser.close() waits for the process to exit (Playwright kills it if the protocol close
-      // fails), so no Chromium process outlives the host. The timer only guards a wedged pipe.
-      const closing = current.close().catch((error: unknown) => logger.warn({ err: error }, 'Closing Chromium failed'));
-      if (!(await settlesWithin(closing, CLOSE_TIMEOUT_MS)))
-        logger.error({}, `Chromium did not close within ${CLOSE_TIMEOUT_MS} ms`);
+      if (current) {
+        // browser.close() waits for the process to exit (Playwright kills it if the protocol close
+        // fails), so no Chromium process outlives the host. The timer only guards a wedged pipe.
+        const closing = current
+          .close()
+          .catch((error: unknown) => logger.warn({ err: error }, 'Closing Chromium failed'));
+        if (!(await settlesWithin(closing, CLOSE_TIMEOUT_MS)))
+          logger.error({}, `Chromium did not close within ${CLOSE_TIMEOUT_MS} ms`);
+      }
+      // Synchronous: close() must settle in the same turn as the launch it waited for, so a
+      // caller's pending getBrowser() rejection is handled before Node looks for unhandled ones.
+      if (downloadsDir) rmSync(downloadsDir, { recursive: true, force: true });
     },
   };
   return host;

@@ -42,11 +42,13 @@ describe('buildContextOptions', () => {
           adBlocking: true,
           proxy: true,
           timeout: 30,
+          downloads: true,
         },
         proxyUrl: 'http://a:b@p:1',
         blockServiceWorkers: true,
       }),
     ).toEqual({
+      acceptDownloads: true,
       locale: 'de-DE',
       timezoneId: 'Europe/Berlin',
       userAgent: 'UA/1',
@@ -59,7 +61,7 @@ describe('buildContextOptions', () => {
     });
   });
 
-  it('leaves Playwright defaults alone when nothing is set', () => {
-    expect(buildContextOptions({ capabilities: {} })).toEqual({});
+  it('leaves Playwright defaults alone when nothing is set, except downloads, which are off', () => {
+    expect(buildContextOptions({ capabilities: {} })).toEqual({ acceptDownloads: false });
   });
 });

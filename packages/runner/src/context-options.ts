@@ -1,4 +1,4 @@
-import type { Capabilities } from '@botfleet/core';
+import { assertViewport, type Capabilities } from '@botfleet/core';
 import type { BrowserContextOptions } from 'playwright-core';
 
 /** Playwright's proxy settings: credentials travel separately from the server address. */
@@ -51,7 +51,9 @@ export function buildContextOptions({
   proxyUrl,
   blockServiceWorkers,
 }: ContextOptionsInput): BrowserContextOptions {
-  const options: BrowserContextOptions = {};
+  // Playwright accepts downloads unless told otherwise; a run keeps them only when its manifest
+  // asks (capabilities.downloads), and otherwise Chromium cancels each one (downloads.ts logs it).
+  const options: BrowserContextOptions = { acceptDownloads: capabilities.downloads === true };
   if (capabilities.locale) options.locale = capabilities.locale;
   if (capabilities.timezone) options.timezoneId = capabilities.timezone;
   if (capabilities.userAgent) options.userAgent = capabilities.userAgent;
@@ -64,6 +66,8 @@ export function buildContextOptions({
     options.permissions = ['geolocation'];
   }
   if (capabilities.resolution) {
+    // A manifest stored before the bound existed must not get past it (the schema checks new ones).
+    assertViewport(capabilities.resolution);
     options.viewport = { width: capabilities.resolution.width, height: capabilities.resolution.height };
     options.screen = { width: capabilities.resolution.width, height: capabilities.resolution.height };
   }

@@ -15,3 +15,4 @@ export { briefErrorMessage } from './error-message';
 export * from './run-execution';
 export * from './sandbox';
 export * from './codegen';
+export * from './output-budget';

@@ -1,4 +1,12 @@
-import { after, NAVIGATION_WAIT_UNTIL, settlesWithin, type Capabilities } from '@botfleet/core';
+import {
+  after,
+  judgeNavigableUrl,
+  NAVIGATION_WAIT_UNTIL,
+  OutputTooLargeError,
+  settlesWithin,
+  URL_NOT_ALLOWED,
+  type Capabilities,
+} from '@botfleet/core';
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { installAdBlocking, loadAdBlocker, type AdBlocker } from './ad-blocker';
 import { installEgressGuard, type EgressGuard } from './egress-guard';
@@ -6,10 +14,14 @@ import type { BrowserHost, BrowserLease } from './browser-host';
 import { buildContextOptions, redactProxyUrl } from './context-options';
 import { briefErrorMessage, isTimeoutError } from './error-message';
 import { executionTimedOutMessage, InfrastructureError, StepFailedError } from './errors';
+import { handleDownloads, type RunDownloads } from './downloads';
 import { captureFailureScreenshot } from './failure-screenshot';
+import { blockedNavigationMessage, installNavigationGuard } from './navigation-guard';
 import { NO_PROXIES_MESSAGE, type ProxyPool } from './proxy-pool';
 import type { RunSession } from './run-session';
+import { DEFAULT_OUTPUT_LIMITS, OutputBudget, type OutputLimits } from './output-budget';
 import { guardSession } from './session-guard';
+import { installWebRtcGuard } from './webrtc-guard';
 
 /** What runs on the opened page: recorded steps, or a sandboxed script. Returns the extracted data. */
 export type ExecutionProgram = (page: Page, session: RunSession) => Promise<unknown>;
@@ -32,6 +44,8 @@ export interface RunExecutionOptions {
   program: ExecutionProgram;
   /** Aborts the run (the execution was cancelled): it ends at once, without a screenshot. */
   signal?: AbortSignal | undefined;
+  /** MAX_STEP_OUTPUT_BYTES and MAX_EXECUTION_OUTPUT_BYTES; the documented defaults when omitted. */
+  outputLimits?: OutputLimits | undefined;
 }
 
 export type ExecutionOutcome =
@@ -87,6 +101,9 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
     screenshot: null,
   });
   if (options.signal?.aborted) return cancelled();
+  // A bot stored before the rule, or written around the API, still opens web pages only.
+  const target = judgeNavigableUrl(targetUrl);
+  if (!target.allowed) return fail(`${URL_NOT_ALLOWED}: ${target.reason}`);
 
   let proxyUrl = options.proxyUrl;
   if (!proxyUrl && capabilities.proxy) {
@@ -118,14 +135,23 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
   }
   if (proxyUrl) session.log('info', 'runner', `Routing browser traffic through proxy ${redactProxyUrl(proxyUrl)}`);
 
-  const guarded = guardSession(session, deadline);
+  const budget = new OutputBudget(options.outputLimits ?? DEFAULT_OUTPUT_LIMITS);
+  const guarded = guardSession(session, deadline, budget);
   let page: Page | null = null;
   let blockedRequests = 0;
   let hardStop: { cancel(): void } | undefined;
   let onDisconnect: (() => void) | undefined;
   let onAbort: (() => void) | undefined;
+  let downloads: RunDownloads | undefined;
 
   try {
+    // Every frame and popup of the run stays on web documents; each attempt to leave is logged.
+    installNavigationGuard(context, (blocked) => session.log('warn', 'runner', blockedNavigationMessage(blocked)));
+    downloads = await handleDownloads(context, {
+      keep: capabilities.downloads === true,
+      parentDir: lease.downloadsDir,
+      session,
+    });
     const work = (async () => {
       if (blocker) await installAdBlocking(context, blocker, () => void blockedRequests++);
       if (options.egressGuard) {
@@ -139,6 +165,9 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
               `Blocked a request to ${host}: not a public address (ALLOW_PRIVATE_NETWORK=false)`,
             ),
         });
+        await installWebRtcGuard(context, (what) =>
+          session.log('warn', 'runner', `Blocked ${what}: WebRTC is off while ALLOW_PRIVATE_NETWORK=false`),
+        );
       }
       page = await context.newPage();
       const navigationStarted = Date.now();
@@ -155,12 +184,14 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
     });
     hardStop = deadlineReached;
     // Whichever comes first: the program ends, the hard deadline, the browser dies, a cancel.
-    const settled = await Promise.race<Settled>([
+    let settled = await Promise.race<Settled>([
       work.then(
         (data): Settled => ({ kind: 'completed', data }),
         (error: unknown): Settled => ({ kind: 'threw', error }),
       ),
       deadlineReached.promise,
+      // An output past a bound ends the run at once, whatever the program does next.
+      budget.exceeded.then((error): Settled => ({ kind: 'threw', error })),
       new Promise<Settled>((resolve) => {
         onDisconnect = () => resolve({ kind: 'disconnected' });
         browser.once('disconnected', onDisconnect);
@@ -179,12 +210,19 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
         cause: settled.kind === 'threw' ? settled.error : undefined,
       });
     }
-    if (settled.kind === 'completed') return { status: 'completed', data: settled.data };
     if (settled.kind === 'cancelled') return cancelled();
+    if (settled.kind === 'completed' || settled.kind === 'threw') {
+      // The extracted data is stored with the run, so it counts against the run's bound too; an
+      // output past a bound wins over whatever the program went on to do.
+      const refused = budget.error ?? (settled.kind === 'completed' ? budget.admitData(settled.data) : null);
+      if (refused) settled = { kind: 'threw', error: refused };
+      else if (settled.kind === 'completed') return { status: 'completed', data: settled.data };
+    }
 
     const screenshot = await captureFailureScreenshot(page);
     if (settled.kind === 'deadline') return fail(timedOutMessage, null, screenshot);
     const { error } = settled;
+    if (error instanceof OutputTooLargeError) return fail(error.message, error.stepIndex, screenshot);
     if (error instanceof StepFailedError) {
       return fail(error.deadlineExceeded ? timedOutMessage : error.message, error.stepIndex, screenshot);
     }
@@ -199,6 +237,9 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
     if (onDisconnect) browser.off('disconnected', onDisconnect);
     if (onAbort) options.signal?.removeEventListener('abort', onAbort);
     if (blockedRequests > 0) session.log('info', 'runner', `Blocked ${blockedRequests} ad and tracker requests`);
+    // Downloads still being kept finish (briefly) before the context closes; then the run's
+    // download directory goes.
+    await downloads?.close();
     await closeContext(context);
     // Only now may a browser due for recycling close: this run is out of it.
     lease.release();

@@ -1,4 +1,4 @@
-import type { LogLevel, LogSource, StepResult } from '@botfleet/core';
+import type { ArtifactKind, LogLevel, LogSource, StepResult } from '@botfleet/core';
 
 export type { StepResult };
 
@@ -16,6 +16,13 @@ export interface RunSession {
   recordStep(result: StepResult): void;
   /** Appends a log line. Never pass secrets. */
   log(level: LogLevel, source: LogSource, message: string): void;
-  /** Stores a binary artifact (e.g. a screenshot) and returns its id. */
-  saveArtifact(kind: 'screenshot', contentType: string, data: Buffer): Promise<string>;
+  /** Stores a binary artifact (a screenshot, a kept download) and returns its id. */
+  saveArtifact(kind: ArtifactKind, contentType: string, data: Buffer): Promise<string>;
+  /**
+   * The most one more output may take now, in bytes (see OutputBudget): reads inside the page
+   * measure against it before transferring. Absent: unbounded (a session no run guards).
+   */
+  outputAllowance?(): number;
+  /** Aborted once the run has a result: a program still going (an abandoned script) stops. */
+  readonly signal?: AbortSignal;
 }

@@ -11,6 +11,7 @@ export async function performStep(page: Page, step: Step, timeoutMs: number, ses
   const output = await stepActionOf(step).perform(page, step, {
     timeoutMs,
     saveArtifact: (kind, contentType, data) => session.saveArtifact(kind, contentType, data),
+    maxOutputBytes: session.outputAllowance?.() ?? Number.POSITIVE_INFINITY,
   });
   return output ?? null;
 }

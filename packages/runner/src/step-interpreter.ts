@@ -40,6 +40,8 @@ export async function runSteps(
 ): Promise<Record<string, unknown>> {
   const data: Record<string, unknown> = {};
   for (const rawStep of steps) {
+    // The run already has its result (an output past a bound, the hard stop): stop here.
+    if (session.signal?.aborted) break;
     const step = fillTemplates(rawStep, session.params);
     // Named from the unfilled step: params may carry secrets (a password to fill).
     const label = `Step ${rawStep.index} (${describeStep(rawStep)})`;

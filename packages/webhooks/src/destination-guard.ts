@@ -15,10 +15,11 @@ export interface DestinationPolicy {
 export function assertLiteralHostAllowed(host: string, policy: DestinationPolicy): void {
   if (policy.allowPrivateNetwork) return;
   const bare = host.replace(/^\[(.*)\]$/, '$1');
-  if (net.isIP(bare) !== 0 && !isPublicAddress(bare)) throw new DestinationRefusedError(bare, bare);
+  if (net.isIP(bare) !== 0 && !isPublicAddress(bare)) throw new DestinationRefusedError(host);
 }
 
 /** The guarded lookup (connect-time check) whose refusals are DestinationRefusedErrors. */
 export function createGuardedLookup(): net.LookupFunction {
-  return createCoreGuardedLookup({ refuse: (hostname, address) => new DestinationRefusedError(hostname, address) });
+  // The resolved address is dropped here, on purpose (see DestinationRefusedError).
+  return createCoreGuardedLookup({ refuse: (hostname) => new DestinationRefusedError(hostname) });
 }

@@ -1,8 +1,10 @@
 /**
- * Why an outbound request produced no HTTP response. Messages name the host or address only,
- * never the full URL (a query string may carry a credential) and never a header value.
+ * Why an outbound request produced no HTTP response. Messages name the host as the URL gave it,
+ * never the full URL (a query string may carry a credential), never a header value, and never an
+ * address the host resolved to: these messages are stored and shown to tenants, and what an
+ * internal name resolves to is the operator's business.
  */
-export type HttpPostErrorKind = 'invalid_request' | 'refused_destination' | 'timeout' | 'network';
+export type HttpPostErrorKind = 'invalid_request' | 'destination_not_allowed' | 'timeout' | 'network';
 
 export class HttpPostError extends Error {
   readonly kind: HttpPostErrorKind;
@@ -14,17 +16,18 @@ export class HttpPostError extends Error {
   }
 }
 
-/** The destination resolved to an address outside the public internet. */
+/**
+ * The destination is not on the public internet (a private, loopback or link-local address, by
+ * literal or by resolution). It carries the host as given and nothing else: the address it
+ * resolved to is deliberately not kept, so no message or log built from it can reveal it.
+ */
 export class DestinationRefusedError extends HttpPostError {
   readonly host: string;
-  readonly address: string;
 
-  constructor(host: string, address: string) {
-    const what = host === address ? `destination ${host} is` : `destination ${host} resolves to ${address},`;
-    super('refused_destination', `${what} a private or loopback address (set ALLOW_PRIVATE_NETWORK=true to allow)`);
+  constructor(host: string) {
+    super('destination_not_allowed', `destination_not_allowed: ${host}`);
     this.name = 'DestinationRefusedError';
     this.host = host;
-    this.address = address;
   }
 }
 

@@ -114,26 +114,33 @@ describe('httpPost', () => {
       kind: 'network',
       name: 'HttpPostError',
     });
+    // Reached by name, the error names the host as given, never the address it connected to.
+    const byName = `http://localhost:${new URL(url).port}/hook`;
+    const error = (await httpPost({ url: byName, body: '{}' }, allow).then(
+      () => null,
+      (err: unknown) => err,
+    )) as HttpPostError;
+    expect(error.message).toBe('request to localhost failed: ECONNREFUSED');
   });
 
   it('refuses a loopback IP literal before connecting', async () => {
     const target = await receiver();
     const attempt = httpPost({ url: target.url, body: '{}' }, refuse);
     await expect(attempt).rejects.toBeInstanceOf(DestinationRefusedError);
-    await expect(attempt).rejects.toThrow('destination 127.0.0.1 is a private or loopback address');
+    await expect(attempt).rejects.toThrow(/^destination_not_allowed: 127\.0\.0\.1$/);
     expect(target.connections()).toBe(0);
   });
 
   it('refuses a hostname that resolves to loopback, at connect time', async () => {
     const target = await receiver();
     const attempt = httpPost({ url: `http://localhost:${target.port}/`, body: '{}' }, refuse);
-    await expect(attempt).rejects.toMatchObject({ kind: 'refused_destination', host: 'localhost' });
+    await expect(attempt).rejects.toMatchObject({ kind: 'destination_not_allowed', host: 'localhost' });
     expect(target.connections()).toBe(0);
   });
 
   it('refuses IPv6 loopback and IPv4-mapped loopback literals', async () => {
     await expect(httpPost({ url: 'http://[::1]:9/', body: '{}' }, refuse)).rejects.toThrow(
-      'destination ::1 is a private',
+      /^destination_not_allowed: \[::1\]$/,
     );
     await expect(httpPost({ url: 'http://[::ffff:127.0.0.1]:9/', body: '{}' }, refuse)).rejects.toBeInstanceOf(
       DestinationRefusedError,
@@ -184,7 +191,7 @@ describe('httpPost', () => {
       const pool = createConnectionPool(refuse);
       try {
         const attempt = httpPost({ url: `http://localhost:${target.port}/`, body: '{}' }, { ...refuse, pool });
-        await expect(attempt).rejects.toMatchObject({ kind: 'refused_destination', host: 'localhost' });
+        await expect(attempt).rejects.toMatchObject({ kind: 'destination_not_allowed', host: 'localhost' });
         expect(target.connections()).toBe(0);
       } finally {
         pool.close();

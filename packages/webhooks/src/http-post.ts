@@ -158,7 +158,11 @@ export function httpPost(request: HttpPostRequest, options: HttpPostOptions): Pr
     }
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (err instanceof HttpPostError) return fail(err);
-      fail(new HttpPostError('network', `request to ${host} failed: ${err.message}`, { cause: err }));
+      // The code only: Node's messages name the address connected to ("connect ECONNREFUSED
+      // 10.0.0.7:443"), which would tell a tenant how the host resolved.
+      fail(
+        new HttpPostError('network', `request to ${host} failed: ${err.code ?? 'connection error'}`, { cause: err }),
+      );
     });
     req.end(request.body, 'utf8');
   });

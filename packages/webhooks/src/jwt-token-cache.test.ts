@@ -235,7 +235,7 @@ describe('JwtTokenCache', () => {
       { allowPrivateNetwork: false },
     );
     await expect(attempt).rejects.toMatchObject({ statusCode: null });
-    await expect(attempt).rejects.toThrow(/destination 127\.0\.0\.1 is a private or loopback address/);
+    await expect(attempt).rejects.toThrow(/destination_not_allowed: 127\.0\.0\.1$/);
     expect(server.connections()).toBe(0);
   });
 });

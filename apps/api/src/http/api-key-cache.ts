@@ -1,10 +1,12 @@
-import type { Permission } from '@botfleet/core';
+import type { OrganizationLimitOverrides, Permission } from '@botfleet/core';
 
 export interface CachedKey {
   id: string;
   organizationId: string;
   permission: Permission;
   lastUsedAt: Date | null;
+  /** The organization's own limits: a change by the operator reaches this process within the TTL. */
+  limits: OrganizationLimitOverrides;
 }
 
 /**

@@ -37,7 +37,7 @@ export function createAuthenticator(db: PrismaClient) {
       // Best effort: a failed bookkeeping write must not fail the request.
       touchApiKey(db, row.id, new Date(now)).catch(() => lastTouched.delete(row.id));
     }
-    return { keyId: row.id, organizationId: row.organizationId, permission: row.permission };
+    return { keyId: row.id, organizationId: row.organizationId, permission: row.permission, limits: row.limits };
   }
 
   return {

@@ -1,3 +1,5 @@
+import { createLogger } from '@botfleet/core';
+import { startOpsServer } from '@botfleet/ops';
 import request from 'supertest';
 import { createApiHarness, useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
@@ -21,15 +23,34 @@ describe('cross-cutting HTTP behaviour', () => {
     expect(refused.headers['x-request-id']).not.toBe('bad id with spaces');
   });
 
-  it('serves liveness, readiness and metrics', async () => {
+  it('serves liveness and readiness, and metrics only on the ops port, never on the API port', async () => {
     expect((await request(h.app).get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await request(h.app).get('/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' } });
     await request(h.app).get('/api/v1/bots').set(org.auth('read'));
-    const metrics = await request(h.app).get('/metrics');
-    expect(metrics.status).toBe(200);
-    expect(metrics.text).toContain('botfleet_http_requests_total{method="GET",route="/bots",status="200"}');
+
+    // The whole fleet's load is not for anyone who can reach the public port, with or without a key.
+    const { port } = await h.listen();
+    for (const headers of [{}, org.auth('admin')]) {
+      const onApiPort = await fetch(`http://127.0.0.1:${port}/metrics`, { headers });
+      expect(onApiPort.status).toBe(404);
+      expect(((await onApiPort.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    }
+
+    const ops = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      ops: h.deps.ops!,
+      logger: createLogger({ level: 'silent' }),
+    });
+    try {
+      const metrics = await fetch(`http://127.0.0.1:${ops.port}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain('botfleet_http_requests_total{method="GET",route="/bots",status="200"}');
+    } finally {
+      await ops.close();
+    }
   });
 
   it('refuses non-JSON bodies with 415', async () => {
@@ -97,7 +118,7 @@ describe('rate limiting', () => {
   });
   afterAll(() => limited.close());
 
-  it('answers 429 with Retry-After once a key used its requests for the minute, per key', async () => {
+  it('answers 429 with Retry-After once a key used its requests for the minute, per key and per organization', async () => {
     // The window is the wall-clock minute: start well inside one so the four requests share it.
     const intoMinute = Date.now() % 60_000;
     if (intoMinute > 58_000) await new Promise((resolve) => setTimeout(resolve, 60_050 - intoMinute));
@@ -109,10 +130,20 @@ describe('rate limiting', () => {
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
     expect(last!.body.error.code).toBe('rate_limited');
+    expect(last!.body.error.message).toBe('Rate limit of 3 requests per minute exceeded for this API key');
     expect(Number(last!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(last!.headers['retry-after'])).toBeLessThanOrEqual(60);
-    // Another key of the same organization has its own budget; public routes are not limited.
-    expect((await request(limited.app).get('/api/v1/bots').set(limitedOrg.auth('write'))).status).toBe(200);
+    // Another key of the same organization does not raise the organization's budget: the
+    // organization has spent its 3 too.
+    const otherKey = await request(limited.app).get('/api/v1/bots').set(limitedOrg.auth('write'));
+    expect(otherKey.status).toBe(429);
+    expect(otherKey.body.error.message).toBe(
+      'Rate limit of 3 requests per minute exceeded for this organization (all its API keys together)',
+    );
+    expect(otherKey.body.error.details).toMatchObject({ limit: 'organization', perMinute: 3 });
+    // Another organization has budgets of its own; public routes are not limited.
+    const otherOrg = await limited.newOrg();
+    expect((await request(limited.app).get('/api/v1/bots').set(otherOrg.auth('read'))).status).toBe(200);
     expect((await request(limited.app).get('/healthz')).status).toBe(200);
   });
 });

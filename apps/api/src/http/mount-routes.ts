@@ -1,16 +1,17 @@
+import { NO_LIMIT_OVERRIDES } from '@botfleet/core';
 import type { Db } from '@botfleet/db';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { Authenticate } from './authenticate';
 import { parseHeaders, parseInput, parsePath } from './parse-input';
 import type { AuthContext, Route } from './route';
 
-const PUBLIC: AuthContext = { keyId: '', organizationId: '', permission: 'read' };
+const PUBLIC: AuthContext = { keyId: '', organizationId: '', permission: 'read', limits: NO_LIMIT_OVERRIDES };
 
 export interface MountDeps {
   /** Handed to resource loaders. */
   db: Db;
   authenticate: Authenticate;
-  checkRateLimit: (keyId: string) => Promise<void>;
+  checkRateLimit: (auth: AuthContext) => Promise<void>;
 }
 
 /** Turns declared routes into an Express router: authenticate, validate, load, run, respond. */
@@ -21,7 +22,7 @@ export function mountRoutes(routes: Route[], { db, authenticate, checkRateLimit 
       try {
         // Order matters: who you are (401/403) before what you sent (400) before what exists (404).
         const auth = def.permission ? await authenticate(req, def.permission) : PUBLIC;
-        if (def.permission) await checkRateLimit(auth.keyId);
+        if (def.permission) await checkRateLimit(auth);
         const path = def.params ? parsePath(def.params, req.params) : { params: undefined, notFound: null };
         const query = def.query ? parseInput(def.query, req.query, 'query') : undefined;
         const body = def.body ? parseInput(def.body, req.body === undefined ? {} : req.body, 'body') : undefined;

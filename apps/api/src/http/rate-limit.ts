@@ -1,20 +1,34 @@
-import { AppError, type Logger } from '@botfleet/core';
+import { AppError, effectiveLimit, type Logger, type OrganizationLimitOverrides } from '@botfleet/core';
 import { luaScript, type RedisConnection } from '@botfleet/queue';
 
 const WINDOW_MS = 60_000;
+
+const windowOf = (now: number) => Math.floor(now / WINDOW_MS);
+const counterKey = (prefix: string, bucket: string, window: number) => `${prefix}:rate:${bucket}:${window}`;
+const organizationBucket = (organizationId: string) => `org:${organizationId}`;
 
 /** INCRBY and the key's expiry in one atomic step: a crash between the two cannot leak a key. */
 const LEASE_SCRIPT = luaScript(`local n = redis.call('INCRBY', KEYS[1], ARGV[1])
 if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return n`);
 
-interface KeyWindow {
+/** Which budget a request was refused by; named in the 429's message and `details.limit`. */
+export type RateLimitScope = 'api_key' | 'organization';
+
+/** Who is asking: the key, its organization and the rate the operator set the organization. */
+export interface RateLimitedCaller {
+  keyId: string;
+  organizationId: string;
+  limits: Pick<OrganizationLimitOverrides, 'rateLimitPerMinute'>;
+}
+
+interface BucketWindow {
   window: number;
   /** Tokens of this process's lease not yet spent. */
   remaining: number;
   /** The shared budget of the window is spent: answer 429 without asking Redis again. */
   full: boolean;
-  /** A lease in flight: concurrent requests of the key wait for it instead of leasing too. */
+  /** A lease in flight: concurrent requests of the bucket wait for it instead of leasing too. */
   leasing?: Promise<void>;
 }
 
@@ -23,13 +37,22 @@ export function leaseSize(perMinute: number): number {
   return Math.max(1, Math.min(64, Math.floor(perMinute / 100)));
 }
 
+const SCOPE_WORDS: Record<RateLimitScope, string> = {
+  api_key: 'this API key',
+  organization: 'this organization (all its API keys together)',
+};
+
 /**
- * A fixed one-minute window per API key, counted in Redis so every API process shares it.
+ * Fixed one-minute windows counted in Redis, so every API process shares them: one per API key
+ * (`perMinute`, RATE_LIMIT_PER_MINUTE) and one per organization (the rate the operator set it,
+ * else `perMinute` too), so creating more keys does not raise what an organization may send. A
+ * request spends a token of both; the key's is taken first, so a key past its own budget does not
+ * eat into its organization's.
  *
- * Redis stays off the per-request path: each process leases a block of the window's budget
- * with one INCRBY and spends it locally. A lease is counted when taken, so the fleet never
- * admits more than the limit; tokens left unspent at the window's end are lost, so a key may
- * get up to (lease - 1) fewer requests per API process per minute (about 1% of the budget).
+ * Redis stays off the per-request path: each process leases a block of a window's budget with
+ * one INCRBY and spends it locally. A lease is counted when taken, so the fleet never admits more
+ * than the limit; tokens left unspent at the window's end are lost, so a budget may get up to
+ * (lease - 1) fewer requests per API process per minute (about 1% of it).
  *
  * When Redis does not answer, requests go through (fail open): the limiter protects capacity,
  * and must not turn a Redis outage into an API outage.
@@ -37,25 +60,28 @@ export function leaseSize(perMinute: number): number {
 export function createRateLimiter(options: {
   redis: RedisConnection;
   prefix: string;
+  /** Per key, and per organization unless it has a rate of its own; 0: no default limit. */
   perMinute: number;
   logger: Logger;
 }) {
   const { redis, prefix, perMinute, logger } = options;
-  const lease = leaseSize(perMinute);
-  const windows = new Map<string, KeyWindow>();
+  const windows = new Map<string, BucketWindow>();
   let currentWindow = 0;
 
-  const limited = (window: number) =>
-    new AppError('rate_limited', `Rate limit of ${perMinute} requests per minute exceeded for this API key`, {
+  const limited = (scope: RateLimitScope, limit: number, window: number) =>
+    new AppError('rate_limited', `Rate limit of ${limit} requests per minute exceeded for ${SCOPE_WORDS[scope]}`, {
+      limit: scope,
+      perMinute: limit,
       retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - Date.now()) / 1000)),
     });
 
-  async function takeLease(keyId: string, state: KeyWindow): Promise<void> {
-    const counter = `${prefix}:rate:${keyId}:${state.window}`;
+  async function takeLease(bucket: string, limit: number, state: BucketWindow): Promise<void> {
+    const counter = counterKey(prefix, bucket, state.window);
+    const lease = leaseSize(limit);
     try {
       const total = Number(await LEASE_SCRIPT.run(redis, [counter], [lease, 2 * WINDOW_MS]));
       // Of this lease, only what fits under the limit is ours.
-      const granted = Math.min(lease, perMinute - (total - lease));
+      const granted = Math.min(lease, limit - (total - lease));
       if (granted > 0) state.remaining += granted;
       else state.full = true;
     } catch (err) {
@@ -64,32 +90,59 @@ export function createRateLimiter(options: {
     }
   }
 
-  return async function checkRateLimit(keyId: string): Promise<void> {
-    if (perMinute <= 0) return;
-    const window = Math.floor(Date.now() / WINDOW_MS);
+  /** Spends one token of the bucket's budget for this window; false when it is spent. */
+  async function take(bucket: string, limit: number, window: number): Promise<boolean> {
+    let state = windows.get(bucket);
+    if (!state) {
+      state = { window, remaining: 0, full: false };
+      windows.set(bucket, state);
+    }
+    for (;;) {
+      if (state.remaining > 0) {
+        state.remaining -= 1;
+        return true;
+      }
+      if (state.full) return false;
+      if (!state.leasing) {
+        const current = state;
+        current.leasing = takeLease(bucket, limit, current).finally(() => (current.leasing = undefined));
+      }
+      await state.leasing;
+    }
+  }
+
+  return async function checkRateLimit(caller: RateLimitedCaller): Promise<void> {
+    const window = windowOf(Date.now());
     if (window !== currentWindow) {
       // A new minute: every entry of the last one is stale.
       windows.clear();
       currentWindow = window;
     }
-    let state = windows.get(keyId);
-    if (!state) {
-      state = { window, remaining: 0, full: false };
-      windows.set(keyId, state);
+    if (perMinute > 0 && !(await take(`key:${caller.keyId}`, perMinute, window))) {
+      throw limited('api_key', perMinute, window);
     }
-    for (;;) {
-      if (state.remaining > 0) {
-        state.remaining -= 1;
-        return;
-      }
-      if (state.full) throw limited(window);
-      if (!state.leasing) {
-        const current = state;
-        current.leasing = takeLease(keyId, current).finally(() => (current.leasing = undefined));
-      }
-      await state.leasing;
+    const organizationLimit = effectiveLimit(caller.limits.rateLimitPerMinute, perMinute > 0 ? perMinute : null);
+    if (
+      organizationLimit !== null &&
+      !(await take(organizationBucket(caller.organizationId), organizationLimit, window))
+    ) {
+      throw limited('organization', organizationLimit, window);
     }
   };
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/**
+ * What the organization's window has counted this minute, across API processes: one Redis GET.
+ * Leases are counted when taken, so this may run ahead of the requests served by up to a lease
+ * per API process.
+ */
+export async function organizationRequestsThisMinute(
+  redis: RedisConnection,
+  prefix: string,
+  organizationId: string,
+): Promise<number> {
+  const counted = await redis.get(counterKey(prefix, organizationBucket(organizationId), windowOf(Date.now())));
+  return counted === null ? 0 : Number(counted);
+}

@@ -1,4 +1,4 @@
-import type { Permission } from '@botfleet/core';
+import type { ErrorCode, OrganizationLimitOverrides, Permission } from '@botfleet/core';
 import type { Db } from '@botfleet/db';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
@@ -13,6 +13,8 @@ export interface AuthContext {
   keyId: string;
   organizationId: string;
   permission: Permission;
+  /** The limits the operator set the organization (null: the env default), as of the key lookup. */
+  limits: OrganizationLimitOverrides;
 }
 
 /** What a resource loader is given: the database, who is calling and the parsed path. */
@@ -37,6 +39,8 @@ export interface RouteResponseSpec {
   headers?: Record<string, string>;
   /** The body's media type when it is not JSON (an artifact's `image/png`); documented as binary. */
   mediaType?: string;
+  /** An error response's code, when the status has several (409: `conflict` or `limit_reached`). */
+  code?: ErrorCode;
 }
 
 export interface RouteDefinition<P extends Schema, Q extends Schema, B extends Schema, H extends HeadersSchema, L> {

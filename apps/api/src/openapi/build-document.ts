@@ -233,7 +233,7 @@ function operationOf(collector: SchemaCollector, def: AnyDefinition, used: Set<E
       // A route's own error (its 409, say) still has the envelope.
       responses[status] = errorResponse({
         description: spec.description,
-        code: codeOf(Number(status)),
+        code: spec.code ?? codeOf(Number(status)),
         message: spec.description,
       });
     } else {
@@ -287,6 +287,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Execution results': 'What a run produced: step outputs, extracted data, failures, logs and screenshots.',
   Webhooks: 'Deliveries of extracted data to a bot’s webhook, with every attempt.',
   'API keys': 'The organization’s API keys.',
+  Organization: 'The caller’s organization: the limits the operator set it, and what it uses of them.',
 };
 
 export interface DocumentInfo {

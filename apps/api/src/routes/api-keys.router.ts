@@ -1,12 +1,14 @@
-import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, listOf, notFound } from '@botfleet/core';
-import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from '@botfleet/db';
+import { AppError, ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, listOf, notFound } from '@botfleet/core';
+import { createApiKeyWithinLimit, findApiKey, listApiKeys, revokeApiKey } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
+import { limitDefaultsOf } from '../services/organization-limits';
 import { defineRoute, type Route } from '../http/route';
 import { toApiKeyView, toCreatedApiKeyView } from '../views/api-key.view';
 import { toListView } from '../views/collection.view';
 import { ApiKeyParams } from './path-params';
 
-export function apiKeyRoutes({ db }: ApiDeps, onKeyRevoked: (keyId: string) => void): Route[] {
+export function apiKeyRoutes({ db, settings }: ApiDeps, onKeyRevoked: (keyId: string) => void): Route[] {
+  const defaultMaxKeys = limitDefaultsOf(settings).maxApiKeys ?? Number.MAX_SAFE_INTEGER;
   return [
     defineRoute(
       {
@@ -17,11 +19,28 @@ export function apiKeyRoutes({ db }: ApiDeps, onKeyRevoked: (keyId: string) => v
         summary: 'Create an API key in the caller’s organization (the key is shown only here)',
         permission: 'admin',
         body: CreateApiKeySchema,
-        responses: { 201: { description: 'The new key', schema: CreatedApiKeySchema } },
+        responses: {
+          201: { description: 'The new key', schema: CreatedApiKeySchema },
+          409: {
+            description: 'The organization holds as many API keys as its limit allows (`limit_reached`)',
+            code: 'limit_reached',
+          },
+        },
       },
       async ({ auth, body }) => {
-        const { row, key } = await createApiKey(db, { organizationId: auth.organizationId, ...body });
-        return { status: 201, body: toCreatedApiKeyView(row, key) };
+        const created = await createApiKeyWithinLimit(
+          db,
+          { organizationId: auth.organizationId, ...body },
+          defaultMaxKeys,
+        );
+        if ('limitReached' in created) {
+          throw new AppError(
+            'limit_reached',
+            `This organization already has ${created.max} API keys, its maximum; revoke one to create another`,
+            { limit: 'maxApiKeys', max: created.max },
+          );
+        }
+        return { status: 201, body: toCreatedApiKeyView(created.row, created.key) };
       },
     ),
     defineRoute(

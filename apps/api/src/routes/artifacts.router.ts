@@ -24,12 +24,15 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
         path: '/artifacts/:artifactId',
         operationId: 'getArtifact',
         tag: 'Execution results',
-        summary: 'Download an artifact (a PNG screenshot) through a signed, expiring URL; no API key',
+        summary: 'Download an artifact (a screenshot, a kept download) through a signed, expiring URL; no API key',
         permission: null,
         params: ArtifactParams,
         query: SignatureQuery,
         responses: {
-          200: { description: 'The file', mediaType: 'image/png' },
+          200: {
+            description: 'The file, sent with its own content type (image/png for screenshots)',
+            mediaType: 'application/octet-stream',
+          },
           403: { description: 'The signature is wrong or expired' },
         },
       },
@@ -40,6 +43,11 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
         const artifact = await findArtifact(deps.db, params.artifactId);
         if (!artifact) throw notFound('Artifact');
         res.setHeader('Content-Type', artifact.contentType);
+        // A download is whatever a page chose to serve: it is saved, never rendered on the API's
+        // origin (nor sniffed into HTML, nor allowed to run anything if a browser tried).
+        if (artifact.kind === 'download') res.setHeader('Content-Disposition', 'attachment');
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'");
         res.setHeader('Cache-Control', 'private, max-age=300');
         res.setHeader('Content-Length', String(artifact.data.length));
         res.status(200).end(Buffer.from(artifact.data));

@@ -243,8 +243,8 @@ describe('POST /api/v1/bots with a Chrome Recorder recording', () => {
     [
       'a first navigate that is not http(s)',
       { recording: { title: 't', steps: [{ type: 'navigate', url: 'chrome://settings' }] } },
-      'validation_error',
-      'targetUrl',
+      'invalid_recording',
+      'steps.0',
     ],
     ['a recording that is not an object', { recording: 'x' }, 'validation_error', 'recording'],
     ['steps not an array', { recording: { title: 't', steps: 'x' } }, 'validation_error', 'recording.steps'],

@@ -34,9 +34,9 @@ export function deliveryRoutes(deps: ApiDeps): Route[] {
         load: { execution: executionOfCaller },
         responses: { 200: { description: 'The execution’s deliveries, oldest first', schema: listOf(DeliverySchema) } },
       },
-      async ({ execution }) => {
+      async ({ auth, execution }) => {
         const rows = await listDeliveriesForExecution(db, execution.id);
-        return { status: 200, body: toListView(rows.map(toDeliveryView)) };
+        return { status: 200, body: toListView(rows.map((row) => toDeliveryView(row, auth.permission))) };
       },
     ),
     defineRoute(
@@ -52,9 +52,9 @@ export function deliveryRoutes(deps: ApiDeps): Route[] {
         load: { bot: botOfCaller },
         responses: { 200: { description: 'A page of deliveries', schema: pageOf(DeliverySchema) } },
       },
-      async ({ bot, query }) => {
+      async ({ auth, bot, query }) => {
         const page = await listDeliveriesForBot(db, bot.id, query);
-        return { status: 200, body: toPageView(page, toDeliveryView) };
+        return { status: 200, body: toPageView(page, (row) => toDeliveryView(row, auth.permission)) };
       },
     ),
     defineRoute(
@@ -103,7 +103,7 @@ export function deliveryRoutes(deps: ApiDeps): Route[] {
         // The row is due now; if this enqueue is lost, the delivery sweeper finds it.
         await webhookDeliver.enqueue(deps.queues, { deliveryId: delivery.id }, { attempt });
         const restarted = await findDeliveryOfOrganization(db, auth.organizationId, delivery.id);
-        return { status: 202, body: toDeliveryView(restarted ?? delivery) };
+        return { status: 202, body: toDeliveryView(restarted ?? delivery, auth.permission) };
       },
     ),
   ];

@@ -1,9 +1,16 @@
-import { FailureSchema, listOf, LogEntrySchema, notFound, StepOutputSchema } from '@botfleet/core';
-import { findFailureScreenshotId, findStepOutput, listExecutionLogs, listStepOutputs } from '@botfleet/db';
+import { ArtifactViewSchema, FailureSchema, listOf, LogEntrySchema, notFound, StepOutputSchema } from '@botfleet/core';
+import {
+  findFailureScreenshotId,
+  findStepOutput,
+  listArtifacts,
+  listExecutionLogs,
+  listStepOutputs,
+} from '@botfleet/db';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { createArtifactUrlSigner } from '../services/artifact-url';
+import { toArtifactView } from '../views/artifact.view';
 import { toListView } from '../views/collection.view';
 import { toExtractView } from '../views/extract.view';
 import { toFailureView } from '../views/failure.view';
@@ -110,6 +117,27 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       async ({ execution }) => {
         const logs = await listExecutionLogs(db, execution.id);
         return { status: 200, body: toListView(logs.map(toLogEntryView)) };
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/executions/:executionId/artifacts',
+        operationId: 'listArtifacts',
+        tag: 'Execution results',
+        summary:
+          'Files the execution kept (screenshots; downloads with capabilities.downloads), each with a signed URL',
+        permission: 'read',
+        params: ExecutionParams,
+        load: { execution: executionOfCaller },
+        responses: { 200: { description: 'The artifacts, oldest first', schema: listOf(ArtifactViewSchema) } },
+      },
+      async ({ execution }) => {
+        const artifacts = await listArtifacts(db, execution.id);
+        return {
+          status: 200,
+          body: toListView(artifacts.map((a) => toArtifactView(a, execution.failedStepIndex, signArtifactUrl))),
+        };
       },
     ),
   ];

@@ -86,6 +86,7 @@ export function executionRoutes(deps: ApiDeps): Route[] {
       async ({ auth, bot, body, headers }) => {
         const { execution, created } = await triggerExecution(deps, {
           organizationId: auth.organizationId,
+          organizationMaxPending: auth.limits.maxPendingExecutions,
           bot,
           params: body.params ?? {},
           idempotencyKey: headers['Idempotency-Key'],
@@ -181,7 +182,12 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         },
       },
       async ({ auth, bot, body }) => {
-        const ids = await triggerBatch(deps, { organizationId: auth.organizationId, bot, runs: body.runs });
+        const ids = await triggerBatch(deps, {
+          organizationId: auth.organizationId,
+          organizationMaxPending: auth.limits.maxPendingExecutions,
+          bot,
+          runs: body.runs,
+        });
         return { status: 202, body: { data: ids.map((executionId) => ({ executionId, status: 'pending' as const })) } };
       },
     ),
@@ -242,6 +248,7 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         if (!bot) throw notFound('Bot');
         const { execution: rerun } = await triggerExecution(deps, {
           organizationId: auth.organizationId,
+          organizationMaxPending: auth.limits.maxPendingExecutions,
           bot,
           params: body.params ?? (execution.params as Record<string, unknown>),
           rerunOf: execution.id,

@@ -133,6 +133,17 @@ describe('manifest', () => {
     ['width', { capabilities: { resolution: { width: 99, height: 600 } } }, 'capabilities.resolution.width'],
     ['height', { capabilities: { resolution: { width: 800, height: 4321 } } }, 'capabilities.resolution.height'],
     ['width integer', { capabilities: { resolution: { width: 800.5, height: 600 } } }, 'capabilities.resolution.width'],
+    // At most 3840x2160 (contract part 3, section 1): a bigger viewport costs the worker gigabytes.
+    [
+      'width past 3840',
+      { capabilities: { resolution: { width: 3841, height: 600 } } },
+      'capabilities.resolution.width',
+    ],
+    [
+      'height past 2160',
+      { capabilities: { resolution: { width: 800, height: 2161 } } },
+      'capabilities.resolution.height',
+    ],
     ['timeout low', { capabilities: { timeout: 0 } }, 'capabilities.timeout'],
     ['timeout high', { capabilities: { timeout: 3601 } }, 'capabilities.timeout'],
     ['timeout integer', { capabilities: { timeout: 1.5 } }, 'capabilities.timeout'],

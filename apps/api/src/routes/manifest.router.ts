@@ -21,7 +21,7 @@ export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
         load: { bot: botOfCaller },
         responses: { 200: { description: 'The manifest', schema: ManifestSchema } },
       },
-      async ({ bot }) => ({ status: 200, body: toManifestView(await loadManifest(db, bot.id)) }),
+      async ({ auth, bot }) => ({ status: 200, body: toManifestView(await loadManifest(db, bot.id), auth.permission) }),
     ),
     defineRoute(
       {
@@ -36,10 +36,10 @@ export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
         load: { bot: botOfCaller },
         responses: { 200: { description: 'The new manifest (secrets masked)', schema: ManifestSchema } },
       },
-      async ({ bot, body }) => {
+      async ({ auth, bot, body }) => {
         // Locked read-merge-write, so two concurrent PUTs cannot interleave theirs.
         const manifest = await modifyManifest(db, bot.id, (current) => applyManifestUpdate(secretBox, current, body));
-        return { status: 200, body: toManifestView(manifest) };
+        return { status: 200, body: toManifestView(manifest, auth.permission) };
       },
     ),
   ];

@@ -113,6 +113,7 @@ describe('recorded steps', () => {
     ['waitFor count without a selector', [{ action: 'waitFor', ms: 1, count: 2 }], 'steps.0.count'],
     ['waitFor with an expression and ms', [{ action: 'waitFor', expression: 'true', ms: 1 }], 'steps.0.selector'],
     ['a tiny viewport', [{ action: 'setViewport', width: 10, height: 600 }], 'steps.0.width'],
+    ['a viewport past 3840x2160', [{ action: 'setViewport', width: 3840, height: 2161 }], 'steps.0.height'],
   ])('rejects %s with a 400 naming the field', async (_case, steps, field) => {
     const res = await put(await newBot(), steps);
     expect(res.status).toBe(400);

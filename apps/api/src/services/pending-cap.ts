@@ -1,4 +1,4 @@
-import { AppError } from '@botfleet/core';
+import { AppError, effectiveLimit } from '@botfleet/core';
 import { countPendingExecutions, type Db } from '@botfleet/db';
 
 /** MAX_PENDING_EXECUTIONS_PER_ORG when the API is not told otherwise. */
@@ -23,16 +23,26 @@ interface RecentCount {
 
 const recentCounts = new WeakMap<Db, Map<string, RecentCount>>();
 
+export interface PendingCapacityInput {
+  organizationId: string;
+  adding: number;
+  /** The organization's own cap, set by the operator (`orgs limits --max-pending`); null: the default. */
+  organizationMax: number | null;
+  /** MAX_PENDING_EXECUTIONS_PER_ORG (DEFAULT_MAX_PENDING_EXECUTIONS_PER_ORG when not given). */
+  defaultMax?: number;
+}
+
 /**
  * Back-pressure: refuses (429 with Retry-After) runs that would leave the organization with more
- * than `max` pending executions. Checked before anything is written, so a refused batch creates
- * nothing; concurrent requests may overshoot by what they add at once, which is harmless.
+ * pending executions than its cap: its own, else the default. Checked before anything is written,
+ * so a refused batch creates nothing; concurrent requests may overshoot by what they add at once,
+ * which is harmless.
  */
-export async function assertPendingCapacity(
-  db: Db,
-  input: { organizationId: string; adding: number; max: number },
-): Promise<void> {
-  const { organizationId, adding, max } = input;
+export async function assertPendingCapacity(db: Db, input: PendingCapacityInput): Promise<void> {
+  const { organizationId, adding } = input;
+  const max =
+    effectiveLimit(input.organizationMax, input.defaultMax ?? DEFAULT_MAX_PENDING_EXECUTIONS_PER_ORG) ??
+    DEFAULT_MAX_PENDING_EXECUTIONS_PER_ORG;
   let counts = recentCounts.get(db);
   if (!counts) recentCounts.set(db, (counts = new Map()));
   const recent = counts.get(organizationId);

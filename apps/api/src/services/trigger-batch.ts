@@ -1,10 +1,13 @@
-import { AppError, validateParams, type Logger } from '@botfleet/core';
+import { AppError, type Logger } from '@botfleet/core';
 import { createExecutions, type BotForTrigger, type PrismaClient } from '@botfleet/db';
 import { enqueueExecutionRuns, type Queues } from '@botfleet/queue';
-import { assertPendingCapacity, DEFAULT_MAX_PENDING_EXECUTIONS_PER_ORG } from './pending-cap';
+import { assertPendingCapacity } from './pending-cap';
+import { assertTriggerParams } from './trigger-params';
 
 export interface BatchInput {
   organizationId: string;
+  /** The organization's own pending cap (the caller's `auth.limits`); null: MAX_PENDING_EXECUTIONS_PER_ORG. */
+  organizationMaxPending: number | null;
   bot: BotForTrigger;
   runs: { params?: Record<string, unknown> }[];
 }
@@ -38,7 +41,8 @@ export async function triggerBatch(
   await assertPendingCapacity(deps.db, {
     organizationId: input.organizationId,
     adding: params.length,
-    max: deps.settings?.maxPendingExecutionsPerOrg ?? DEFAULT_MAX_PENDING_EXECUTIONS_PER_ORG,
+    organizationMax: input.organizationMaxPending,
+    defaultMax: deps.settings?.maxPendingExecutionsPerOrg,
   });
   const ids = await createExecutions(deps.db, { botId: bot.id, organizationId: input.organizationId, params });
   try {
@@ -52,10 +56,10 @@ export async function triggerBatch(
   return ids;
 }
 
-/** The run's param problems as validateParams words them, with paths under `params.`. */
+/** The run's param problems as assertTriggerParams words them, with paths under `params.`. */
 function paramProblems(bot: BotForTrigger, params: Record<string, unknown>): Problem[] {
   try {
-    validateParams(bot.parameters, params);
+    assertTriggerParams(bot, params);
     return [];
   } catch (err) {
     if (!(err instanceof AppError)) throw err;

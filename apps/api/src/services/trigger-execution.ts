@@ -1,4 +1,4 @@
-import { AppError, validateParams, type Logger } from '@botfleet/core';
+import { AppError, type Logger } from '@botfleet/core';
 import {
   createExecution,
   createExecutionOnce,
@@ -7,12 +7,15 @@ import {
   type PrismaClient,
 } from '@botfleet/db';
 import { enqueueExecutionRuns, type Queues } from '@botfleet/queue';
-import { assertPendingCapacity, DEFAULT_MAX_PENDING_EXECUTIONS_PER_ORG } from './pending-cap';
+import { assertPendingCapacity } from './pending-cap';
+import { assertTriggerParams } from './trigger-params';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
 export interface TriggerInput {
   organizationId: string;
+  /** The organization's own pending cap (the caller's `auth.limits`); null: MAX_PENDING_EXECUTIONS_PER_ORG. */
+  organizationMaxPending: number | null;
   /** The caller's bot, as its route's loader found it (botToTrigger). */
   bot: BotForTrigger;
   params: Record<string, unknown>;
@@ -34,11 +37,12 @@ export async function triggerExecution(
   const { bot } = input;
   if (bot.status === 'paused')
     throw new AppError('conflict', 'Bot is paused; resume it (PATCH status: active) to run it');
-  validateParams(bot.parameters, input.params);
+  assertTriggerParams(bot, input.params);
   await assertPendingCapacity(db, {
     organizationId: input.organizationId,
     adding: 1,
-    max: deps.settings?.maxPendingExecutionsPerOrg ?? DEFAULT_MAX_PENDING_EXECUTIONS_PER_ORG,
+    organizationMax: input.organizationMaxPending,
+    defaultMax: deps.settings?.maxPendingExecutionsPerOrg,
   });
 
   const newExecution = {

@@ -1,4 +1,11 @@
-import { AppError, buildTestEventBody, newId, WEBHOOK_TEST_EVENT, type SecretBox } from '@botfleet/core';
+import {
+  AppError,
+  buildTestEventBody,
+  newId,
+  WEBHOOK_TEST_EVENT,
+  WebhookUrlSchema,
+  type SecretBox,
+} from '@botfleet/core';
 import type { StoredManifest } from '@botfleet/db';
 import { deliverWebhook, DEFAULT_HTTP_TIMEOUT_MS, type JwtTokenCache } from '@botfleet/webhooks';
 import type { ApiDeps } from '../deps';
@@ -23,6 +30,21 @@ export async function sendWebhookTest(
 ): Promise<WebhookTestResult> {
   const { webhook } = manifest;
   if (!webhook) throw new AppError('conflict', 'The bot has no webhook to test');
+  // A webhook stored before user-info was refused is not sent to either: the same rule as a PUT.
+  const problems = (['url', 'loginUrl'] as const).flatMap((field) => {
+    const value = webhook[field];
+    const check = value === undefined ? null : WebhookUrlSchema.safeParse(value);
+    return check && !check.success
+      ? [{ path: `webhook.${field}`, message: check.error.issues[0]?.message ?? 'is not allowed' }]
+      : [];
+  });
+  if (problems.length > 0) {
+    throw new AppError(
+      'validation_error',
+      `${problems.map((p) => `${p.path} ${p.message}`).join('; ')}; PUT the webhook section to fix it`,
+      problems,
+    );
+  }
   const open = (sealed: string | null) => {
     if (sealed === null) return undefined;
     try {

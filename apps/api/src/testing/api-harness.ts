@@ -1,6 +1,7 @@
 import { createLogger, createSecretBox, type Permission } from '@botfleet/core';
 import { createApiKey, createPrismaClient, type PrismaClient } from '@botfleet/db';
 import { createTestOrganization, testDatabaseUrl } from '@botfleet/db/testing';
+import { createOps } from '@botfleet/ops';
 import { createQueues, closeRedis, createRedisConnection, type Queues } from '@botfleet/queue';
 import { testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { randomBytes } from 'node:crypto';
@@ -68,6 +69,9 @@ export async function createApiHarness(
     queues,
     logger: createLogger({ level: 'silent' }),
     secretBox: createSecretBox(randomBytes(32)),
+    // The process's metrics and readiness, as the launcher hands them over: tests serve them with
+    // startOpsServer, the way OPS_PORT does (the API's own port never serves /metrics).
+    ops: createOps(),
     settings: {
       bodyLimitBytes: 1024 * 1024,
       requestTimeoutMs: 30_000,
@@ -124,6 +128,7 @@ export async function createApiHarness(
         secretBox: deps.secretBox,
         port: 0,
         settings: { ...deps.settings, ...overrides },
+        ops: deps.ops,
       });
       servers.push(api);
       return { port: api.port };

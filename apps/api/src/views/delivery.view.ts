@@ -1,4 +1,4 @@
-import { WebhookAuthSchema, WebhookEventSchema } from '@botfleet/core';
+import { WebhookAuthSchema, WebhookEventSchema, webhookUrlAsSeenBy, type Permission } from '@botfleet/core';
 import type { listDeliveriesForExecution } from '@botfleet/db';
 import type { DeliveryView } from '../routes/deliveries.schema';
 import { ms } from './time';
@@ -6,13 +6,13 @@ import { ms } from './time';
 type DeliveryRow = Awaited<ReturnType<typeof listDeliveriesForExecution>>[number];
 
 // Built field by field: the row's body and the manifest's secrets must never reach the response.
-export function toDeliveryView(row: DeliveryRow): DeliveryView {
+export function toDeliveryView(row: DeliveryRow, viewer: Permission): DeliveryView {
   return {
     id: row.id,
     executionId: row.executionId,
     event: WebhookEventSchema.parse(row.event),
     status: row.status,
-    url: row.url,
+    url: webhookUrlAsSeenBy(row.url, viewer),
     auth: WebhookAuthSchema.parse(row.auth),
     attemptCount: row.attemptCount,
     nextAttemptAt: ms(row.nextAttemptAt),

@@ -3,25 +3,50 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 
 const MAIN = join(__dirname, '..', 'main.ts');
+const ROOT = join(__dirname, '..', '..', '..', '..');
+
+/**
+ * How the service is started: the launcher itself (the production entry point, through tsx), or
+ * `npm start` as a person or a supervisor runs it (npm, then scripts/start.mjs, then the launcher).
+ */
+export type StartCommand = 'launcher' | 'npm start';
 
 export interface RoleProcess {
   readonly child: ChildProcess;
   readonly opsUrl: string;
+  /** The exit code once the process has exited, or null if it was killed by a signal. */
+  readonly exited: Promise<number | null>;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
   /** GET on the ops port; the body parsed as JSON when it is JSON. */
   get(path: string): Promise<{ status: number; text: string; json: unknown }>;
+  /**
+   * Sends `signal` to every process of the group the process leads (it is started as a group
+   * leader), as systemd's default KillMode, an init that signals the group, or Ctrl-C in a
+   * terminal does: npm, scripts/start.mjs and the launcher each get a copy.
+   */
+  signalGroup(signal: NodeJS.Signals): void;
   /** Sends SIGTERM; resolves with the exit code, or null if it was killed by a signal. */
   terminate(): Promise<number | null>;
 }
 
 /**
- * The launcher in a process of its own (the production entry point, through tsx), running the
- * roles in `env.ROLES` with its ops server on `opsPort`. Resolves once the ops server listens;
- * readiness is for the test to wait on.
+ * The service in a process group of its own, started with `command`, running the roles in
+ * `env.ROLES` with its ops server on `opsPort`. Resolves once the ops server listens; readiness
+ * is for the test to wait on.
  */
-export async function startRoleProcess(env: NodeJS.ProcessEnv, opsPort: number): Promise<RoleProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+export async function startRoleProcess(
+  env: NodeJS.ProcessEnv,
+  opsPort: number,
+  command: StartCommand = 'launcher',
+): Promise<RoleProcess> {
+  const [file, args] =
+    command === 'launcher' ? [process.execPath, ['--import', 'tsx', MAIN]] : ['npm', ['start', '--silent']];
+  const child = spawn(file, args, {
+    cwd: ROOT,
     env: { ...env, OPS_PORT: String(opsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -38,7 +63,12 @@ export async function startRoleProcess(env: NodeJS.ProcessEnv, opsPort: number):
   return {
     child,
     opsUrl,
+    exited,
+    output: () => output,
     get: (path) => httpGet(`${opsUrl}${path}`),
+    signalGroup(signal) {
+      process.kill(-child.pid!, signal);
+    },
     terminate() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return exited;

@@ -1,2 +1,3 @@
 export * from './e2e-harness';
 export * from './test-roles';
+export * from './spawn-worker';

@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     stalledIntervalMs: 1_000,
     sweepOrganizationId: process.env.SWEEP_ORGANIZATION_ID,
     drainTimeoutMs: process.env.DRAIN_TIMEOUT_MS ? Number(process.env.DRAIN_TIMEOUT_MS) : undefined,
+    maxInfraRetries: process.env.MAX_INFRA_RETRIES ? Number(process.env.MAX_INFRA_RETRIES) : undefined,
   });
   process.once('SIGTERM', () => {
     void worker

@@ -1,5 +1,6 @@
 import { AssertedEventType, parseStep, StepType, type Schema } from '@puppeteer/replay';
 import { AppError, type ValidationIssue } from '../errors';
+import { URL_NOT_ALLOWED, writableUrlProblem } from '../navigable-url';
 import { unknownSelectorPrefix, type SelectorAlternative } from '../steps/element-selector';
 import { normalizeUrl, type NavigationWait } from '../steps/navigation-wait';
 import { StepSchema, type StepInput } from '../steps/registry';
@@ -217,12 +218,20 @@ function readRecording(recording: unknown) {
   };
 }
 
-/** Refuses what parses but cannot run: custom steps, other targets, unknown selector prefixes, mouse buttons. */
+/**
+ * Refuses what parses but cannot run: custom steps, navigations to other schemes than http(s),
+ * other targets, unknown selector prefixes, mouse buttons.
+ */
 function refuseUnrunnable(step: Schema.Step, index: number, problems: ValidationIssue[]): void {
   const path = `steps.${index}`;
   if (step.type === StepType.CustomStep) {
     problems.push({ path, message: `step type 'customStep' is not supported` });
     return;
+  }
+  if (step.type === StepType.Navigate) {
+    // The same write-time rule as a goto step's url (which this step becomes, or the targetUrl).
+    const problem = writableUrlProblem(step.url);
+    if (problem !== null) problems.push({ path, message: `${URL_NOT_ALLOWED}: ${problem}` });
   }
   if ('target' in step && step.target !== undefined && step.target !== 'main') {
     problems.push({ path: `${path}.target`, message: `target '${step.target}' is not supported: only the main page` });

@@ -1,18 +1,15 @@
 import { z } from 'zod';
 import { parseCursor } from '../cursor';
+import { judgeNavigableUrl } from '../navigable-url';
 
-/** An absolute http(s) URL. */
+/**
+ * An absolute http(s) URL (a bot's targetUrl, webhook URLs): the same judgement as every URL a
+ * run opens (navigable-url.ts), without about:blank or relative forms.
+ */
 export const HttpUrlSchema = z
   .string()
   .max(2048)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http(s) URL');
+  .refine((value) => judgeNavigableUrl(value).allowed, 'must be an absolute http(s) URL');
 
 /** Unix milliseconds, as every timestamp in the API. */
 export const TimestampSchema = z.number().int().describe('Unix time in milliseconds');

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { DATA_PATH_PATTERN } from '../data-path';
+import { MAX_VIEWPORT } from '../output-bounds';
 import { WEBHOOK_EVENTS, WebhookEventSchema } from '../webhook-events';
 import { HttpUrlSchema, IdentifierSchema } from './common';
-
-/** The placeholder secrets read back as; sending it back on PUT keeps the stored secret. */
-export const MASKED_SECRET = '********';
+import { WebhookUrlSchema } from './webhook-url';
 
 const LOCALE = /^[a-z]{2,3}(-[A-Z][a-z]{3})?-([A-Z]{2}|\d{3})$/;
 
@@ -29,10 +28,16 @@ export const CapabilitiesSchema = z.strictObject({
     })
     .optional(),
   adBlocking: z.boolean().optional(),
+  downloads: z
+    .boolean()
+    .optional()
+    .describe(
+      'Keep files the pages download as artifacts of the run (GET /executions/:id/artifacts); by default downloads are cancelled',
+    ),
   resolution: z
     .strictObject({
-      width: z.number().int().min(100).max(7680),
-      height: z.number().int().min(100).max(4320),
+      width: z.number().int().min(100).max(MAX_VIEWPORT.width),
+      height: z.number().int().min(100).max(MAX_VIEWPORT.height),
     })
     .optional(),
   timeout: z.number().int().min(1).max(3600).describe('Maximum execution time in seconds').optional(),
@@ -44,10 +49,10 @@ export type WebhookAuth = z.infer<typeof WebhookAuthSchema>;
 
 /** The webhook section as written. Secrets may be omitted (or masked) to keep the stored ones. */
 export const WebhookInputSchema = z.strictObject({
-  url: HttpUrlSchema,
+  url: WebhookUrlSchema,
   auth: WebhookAuthSchema.default('none'),
   secret: z.string().min(1).max(1000).optional(),
-  loginUrl: HttpUrlSchema.optional(),
+  loginUrl: WebhookUrlSchema.optional(),
   username: z.string().min(1).max(500).optional(),
   password: z.string().min(1).max(1000).optional(),
   dataPath: z.string().max(500).regex(DATA_PATH_PATTERN, 'must be a dot-notation path such as items.0.name').optional(),
@@ -76,6 +81,10 @@ export const StoredWebhookSchema = WebhookInputSchema.omit({
   password: true,
   disabledAt: true,
   disabledReason: true,
+}).extend({
+  // Rows written before user-info was refused still load (and still deliver); reads mask them.
+  url: HttpUrlSchema,
+  loginUrl: HttpUrlSchema.optional(),
 });
 export type StoredWebhook = z.infer<typeof StoredWebhookSchema>;
 

@@ -33,6 +33,11 @@ export interface StepActionBehaviour<S> {
    * `perform` does; a `return` gives the step's output.
    */
   toScript(step: S, script: ScriptWriter): string[];
+  /**
+   * The URL the step opens, as written (templates unfilled), for actions that navigate. The API
+   * judges it at trigger time once params fill it (urlTemplateProblems); `perform` judges it again.
+   */
+  navigatesTo?(step: S): string | undefined;
   /** The key of the run's data that receives the step's output (extract's `name`); none when absent. */
   dataKey?(step: S): string;
   /**

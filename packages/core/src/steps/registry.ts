@@ -93,3 +93,16 @@ export function describeStep(step: Step): string {
   // An unknown action still gets a name, so its step fails like any other when performed.
   return findStepAction(step.action)?.describe(step) ?? step.action;
 }
+
+/**
+ * The URLs these stored steps open, as written (placeholders unfilled), from each action's
+ * `navigatesTo`: what the API judges once a trigger's params fill them (urlTemplateProblems).
+ */
+export function stepUrlTemplates(steps: readonly unknown[]): string[] {
+  return steps.flatMap((raw) => {
+    if (raw === null || typeof raw !== 'object') return [];
+    const action = findStepAction(String((raw as { action?: unknown }).action));
+    const url = action?.navigatesTo?.(raw as Step);
+    return typeof url === 'string' ? [url] : [];
+  });
+}

@@ -11,7 +11,12 @@ export interface StepPage {
   waitForTimeout(ms: number): Promise<void>;
   /** Runs `pageFunction` inside the web page (it must not use anything from this module's scope). */
   evaluate<R>(pageFunction: () => R): Promise<R>;
-  screenshot(options: { type: 'png'; fullPage: boolean; timeout: number }): Promise<Buffer>;
+  screenshot(options: {
+    type: 'png';
+    fullPage: boolean;
+    timeout: number;
+    clip?: { x: number; y: number; width: number; height: number };
+  }): Promise<Buffer>;
   setViewportSize(size: { width: number; height: number }): Promise<void>;
   /** Waits until the page's URL passes `url` (after a navigation, also its load event). */
   waitForURL(url: (url: URL) => boolean, options: { timeout: number; waitUntil: 'load' }): Promise<void>;
@@ -44,10 +49,24 @@ export interface StepLocator {
     pageFunction: (elements: PageElement[], attribute: string | null) => R,
     attribute: string | null,
   ): Promise<R>;
-  evaluateAll<R>(
-    pageFunction: (elements: PageElement[], fields: readonly PageFieldSpec[]) => R,
-    fields: readonly PageFieldSpec[],
+  evaluateAll<R>(pageFunction: (elements: PageElement[], read: BoundedRead) => R, read: BoundedRead): Promise<R>;
+  /** Runs `pageFunction` inside the web page on the one match, waiting for it as textContent does. */
+  evaluate<R>(
+    pageFunction: (element: PageElement, read: BoundedRead) => R,
+    read: BoundedRead,
+    options: { timeout: number },
   ): Promise<R>;
+}
+
+/**
+ * What an extract reads inside the page, and the most it may send back: `limit` characters of
+ * JSON (a string's UTF-8 bytes are never fewer than its UTF-16 length, so a value within the
+ * byte bound always fits; the worker measures the bytes exactly when it records the step).
+ */
+export interface BoundedRead {
+  attribute: string | null;
+  fields: readonly PageFieldSpec[] | null;
+  limit: number;
 }
 
 export type PageElement = SVGElement | HTMLElement;
@@ -61,4 +80,9 @@ export interface StepRunContext {
   readonly timeoutMs: number;
   /** Stores a binary artifact (e.g. a screenshot) and returns its id. */
   saveArtifact(kind: 'screenshot', contentType: string, data: Buffer): Promise<string>;
+  /**
+   * The most this step's output may take (bytes of JSON; see the runner's OutputBudget): a read
+   * inside the page is measured there against it before anything is transferred.
+   */
+  readonly maxOutputBytes: number;
 }

@@ -78,10 +78,17 @@ export interface BotForTrigger {
   id: string;
   status: 'active' | 'paused';
   parameters: ParameterDefinition[];
+  /**
+   * The recorded steps that use `{{...}}` placeholders, as stored: a trigger's params may make
+   * their URLs unsafe, which only the params can tell (urlTemplateProblems in core).
+   */
+  templatedSteps: unknown[];
 }
 
 const BOT_FOR_TRIGGER = preparedStatement(
-  `SELECT b.id, b.status::text AS status, m.parameters
+  `SELECT b.id, b.status::text AS status, m.parameters,
+          COALESCE((SELECT json_agg(s.definition ORDER BY s.index) FROM "RecordedStep" s
+                     WHERE s."botId" = b.id AND s.definition::text LIKE '%{{%'), '[]'::json) AS "templatedSteps"
      FROM "Bot" b LEFT JOIN "Manifest" m ON m."botId" = b.id
     WHERE b.id = $1 AND b."organizationId" = $2`,
 );
@@ -91,12 +98,18 @@ const BOT_FOR_TRIGGER = preparedStatement(
  * parameters, in one round trip (the trigger is the API's hottest write path).
  */
 export async function findBotForTrigger(db: Db, organizationId: string, botId: string): Promise<BotForTrigger | null> {
-  const rows = await queryPrepared<{ id: string; status: 'active' | 'paused'; parameters: unknown }>(
-    db,
-    BOT_FOR_TRIGGER,
-    [botId, organizationId],
-  );
+  const rows = await queryPrepared<{
+    id: string;
+    status: 'active' | 'paused';
+    parameters: unknown;
+    templatedSteps: unknown;
+  }>(db, BOT_FOR_TRIGGER, [botId, organizationId]);
   const row = rows[0];
   if (!row) return null;
-  return { id: row.id, status: row.status, parameters: z.array(ParameterDefinitionSchema).parse(row.parameters ?? []) };
+  return {
+    id: row.id,
+    status: row.status,
+    parameters: z.array(ParameterDefinitionSchema).parse(row.parameters ?? []),
+    templatedSteps: Array.isArray(row.templatedSteps) ? row.templatedSteps : [],
+  };
 }

@@ -5,6 +5,7 @@ import {
   cancelExecution,
   claimExecution,
   endExecutionAttempt,
+  requeueExecution,
   type ExecutionOutcome,
   type ProgressBatch,
 } from './execution-lifecycle';
@@ -103,6 +104,22 @@ describe('endExecutionAttempt', () => {
     });
     expect(await listStepOutputs(db, superseded.executionId)).toEqual([]);
     expect(await listDeliveriesForExecution(db, superseded.executionId)).toEqual([]);
+  });
+});
+
+describe('claimExecution', () => {
+  it('counts an infrastructure retry only when the previous attempt never finished', async () => {
+    const bot = await createTestBot(db, organizationId);
+    const execution = await createTestExecution(db, { botId: bot.id, organizationId });
+    expect(await claimExecution(db, execution.id)).toMatchObject({ attempt: 1, infraRetries: 0 });
+    // Claimed again while still running: its worker died (or lost its lock).
+    expect(await claimExecution(db, execution.id)).toMatchObject({ attempt: 2, infraRetries: 1 });
+    // An orderly hand-over (a bot retry, a shutdown hand-back) goes through pending: not counted.
+    expect(await requeueExecution(db, execution.id, 1)).toBe(false); // attempt 1 no longer owns it
+    expect(await requeueExecution(db, execution.id, 2)).toBe(true);
+    expect(await claimExecution(db, execution.id)).toMatchObject({ attempt: 3, infraRetries: 1 });
+    expect(await claimExecution(db, execution.id)).toMatchObject({ attempt: 4, infraRetries: 2 });
+    expect(await findExecution(db, organizationId, execution.id)).toMatchObject({ attempt: 4, infraRetries: 2 });
   });
 });
 

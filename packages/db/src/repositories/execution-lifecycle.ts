@@ -24,6 +24,11 @@ export interface ClaimedExecution {
   botId: string;
   organizationId: string;
   attempt: number;
+  /**
+   * Claims so far that found the previous attempt unfinished (see claimExecution); the bot's
+   * own try is `attempt - infraRetries`.
+   */
+  infraRetries: number;
   params: Record<string, unknown>;
   startedAt: Date;
   trigger: Execution['trigger'];
@@ -32,14 +37,26 @@ export interface ClaimedExecution {
 /**
  * Claims a pending execution, or re-claims a running one whose worker died, bumping the attempt.
  * Null when it already ended, was cancelled or deleted. Output of an earlier attempt is cleared.
+ *
+ * A row still `running` when it is claimed means the previous attempt never finished: its worker
+ * was killed or lost its lock, or its browser failed and the job was put back. That claim also
+ * counts an infrastructure retry, in the same UPDATE, so a crash at any point can neither lose
+ * the count nor count twice. Every orderly hand-over (a bot retry, a shutdown hand-back) puts
+ * the row back to `pending` first (requeueExecution) and is not counted.
  */
 export async function claimExecution(db: Db, executionId: string): Promise<ClaimedExecution | null> {
+  return claimIf(db, executionId, Prisma.sql`true`);
+}
+
+/** The claim itself, made only if `condition` (SQL on the execution's row) holds as well. */
+async function claimIf(db: Db, executionId: string, condition: Prisma.Sql): Promise<ClaimedExecution | null> {
   const rows = await db.$queryRaw<ClaimedExecution[]>`
     UPDATE "Execution"
        SET status = 'running', attempt = attempt + 1,
+           "infraRetries" = "infraRetries" + CASE WHEN status = 'running' THEN 1 ELSE 0 END,
            "startedAt" = COALESCE("startedAt", now()), "updatedAt" = now()
-     WHERE id = ${executionId} AND status IN ('pending', 'running')
-     RETURNING id, "botId", "organizationId", attempt, params, "startedAt", "trigger"`;
+     WHERE id = ${executionId} AND status IN ('pending', 'running') AND ${condition}
+     RETURNING id, "botId", "organizationId", attempt, "infraRetries", params, "startedAt", "trigger"`;
   const claimed = rows[0];
   if (!claimed) return null;
   if (claimed.attempt > 1) {
@@ -50,25 +67,51 @@ export async function claimExecution(db: Db, executionId: string): Promise<Claim
 }
 
 /**
- * Claims the execution as claimExecution does, unless its organization already has
- * `maxRunning` runs going (MAX_RUNNING_EXECUTIONS_PER_ORG, fleet-wide): then nothing changes
- * and it answers 'at-capacity'. An advisory lock per organization makes count-and-claim atomic
- * across every worker, so the cap holds exactly.
+ * Claims the execution as claimExecution does, unless its organization already has as many runs
+ * going across the fleet as its running cap allows: the organization's own `maxRunningExecutions`
+ * (set by the operator), else `defaultMaxRunning` (MAX_RUNNING_EXECUTIONS_PER_ORG; null: no cap).
+ * Then nothing changes and it answers 'at-capacity'.
+ *
+ * With no cap anywhere (the common case) this is one statement and takes no lock. Otherwise a
+ * per-organization advisory lock makes count-and-claim atomic across every worker, so the cap
+ * holds exactly: the first statement takes the lock and reads the cap, the second counts and
+ * claims. They cannot be one statement: under READ COMMITTED a statement sees the rows committed
+ * before it began, so a count in the locking statement could miss the claim that the previous
+ * holder of the lock committed while this one waited.
  */
 export async function claimExecutionWithinCap(
   db: Db,
   executionId: string,
-  maxRunning: number,
+  defaultMaxRunning: number | null,
 ): Promise<ClaimedExecution | null | 'at-capacity'> {
+  if (defaultMaxRunning === null) {
+    const claimed = await claimIf(
+      db,
+      executionId,
+      Prisma.sql`(SELECT o."maxRunningExecutions" FROM "Organization" o WHERE o.id = "Execution"."organizationId") IS NULL`,
+    );
+    if (claimed) return claimed;
+    // Not claimed: the organization has a cap of its own, or the run ended; the locked path tells.
+  }
   return inTransaction(db, async (tx) => {
-    const row = await tx.execution.findUnique({ where: { id: executionId }, select: { organizationId: true } });
+    const rows = await tx.$queryRaw<{ organizationId: string; cap: number | null }[]>`
+      SELECT e."organizationId", COALESCE(o."maxRunningExecutions", ${defaultMaxRunning}::int) AS cap,
+             pg_advisory_xact_lock(hashtextextended('running:' || e."organizationId", 0))::text AS locked
+        FROM "Execution" e JOIN "Organization" o ON o.id = e."organizationId"
+       WHERE e.id = ${executionId} AND e.status IN ('pending', 'running')`;
+    const row = rows[0];
     if (!row) return null;
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`running:${row.organizationId}`}, 0))`;
-    const running = await tx.execution.count({
-      where: { organizationId: row.organizationId, status: 'running', id: { not: executionId } },
-    });
-    if (running >= maxRunning) return 'at-capacity';
-    return claimExecution(tx, executionId);
+    if (row.cap === null) return claimExecution(tx, executionId);
+    const claimed = await claimIf(
+      tx,
+      executionId,
+      Prisma.sql`(SELECT count(*) FROM "Execution" r
+                   WHERE r."organizationId" = ${row.organizationId} AND r.status = 'running'
+                     AND r.id <> ${executionId}) < ${row.cap}`,
+    );
+    // Checked claimable under the lock a moment ago: not claimed now means at the cap (or a
+    // cancel landed in between, which the next claim will see).
+    return claimed ?? 'at-capacity';
   });
 }
 
@@ -299,10 +342,11 @@ export async function cancelBotExecutions(
 }
 
 /**
- * Puts a failed try back to `pending` for a retry of the bot failure, if this try still owns the
- * run. The next claim starts the next try (and clears this one's step outputs and screenshots).
+ * Puts this attempt's run back to `pending`, if this attempt still owns it: a bot failure to be
+ * tried again, or a run handed back at shutdown. The next claim starts the next attempt (and
+ * clears this one's step outputs and screenshots) without counting an infrastructure retry.
  */
-export async function requeueExecutionForRetry(db: Db, executionId: string, attempt: number): Promise<boolean> {
+export async function requeueExecution(db: Db, executionId: string, attempt: number): Promise<boolean> {
   const { count } = await db.execution.updateMany({
     where: { id: executionId, attempt, status: 'running' },
     data: { status: 'pending' },

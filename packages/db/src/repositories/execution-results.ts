@@ -30,6 +30,26 @@ export async function findFailureScreenshotId(db: Db, executionId: string): Prom
   return row?.id ?? null;
 }
 
+export interface ArtifactSummary {
+  id: string;
+  kind: string;
+  contentType: string;
+  bytes: number;
+  createdAt: Date;
+}
+
+/**
+ * The artifacts of an execution, oldest first, without their data: the size comes from
+ * PostgreSQL (octet_length reads a bytea's stored length, not its contents), so listing a run's
+ * downloads never loads them.
+ */
+export function listArtifacts(db: Db, executionId: string): Promise<ArtifactSummary[]> {
+  return db.$queryRaw<ArtifactSummary[]>`
+    SELECT id, kind, "contentType", octet_length(data)::int AS bytes, "createdAt"
+      FROM "Artifact" WHERE "executionId" = ${executionId}
+     ORDER BY "createdAt", id`;
+}
+
 export function findArtifact(db: Db, artifactId: string) {
   return db.artifact.findUnique({ where: { id: artifactId } });
 }

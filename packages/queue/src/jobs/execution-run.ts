@@ -10,8 +10,10 @@ export const executionRun = defineJob({
   queue: 'executions',
   schema: z.object({ executionId: z.string().min(1) }),
   /**
-   * Infrastructure failures (browser crash, lost worker) are retried a bounded number of times;
-   * bot failures never reach BullMQ's retry (the processor records them and returns).
+   * Infrastructure failures (browser crash, lost worker) are retried by the worker as new
+   * attempts, counted on the row up to EXECUTION_MAX_INFRA_RETRIES; bot failures never reach
+   * BullMQ's retry (the processor records them and returns). These attempts only cover errors
+   * outside a run (say the database away while loading it); their claims count on the row too.
    */
   options: {
     attempts: 3,

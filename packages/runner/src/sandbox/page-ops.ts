@@ -1,7 +1,15 @@
-import { normalizeUrl } from '@botfleet/core';
+import {
+  assertViewport,
+  boundedScreenshotOptions,
+  judgeNavigableUrl,
+  normalizeUrl,
+  OutputTooLargeError,
+  URL_NOT_ALLOWED,
+} from '@botfleet/core';
 import type { Page } from 'playwright-core';
 import type { RunSession } from '../run-session';
 import type { BridgeArgs } from './bridge-args';
+import { SANDBOX_LIMITS } from './limits';
 
 /** What a page method needs besides its arguments. */
 export interface PageOpEnv {
@@ -15,6 +23,8 @@ export interface PageOpEnv {
 type PageOp = (args: BridgeArgs, env: PageOpEnv) => Promise<unknown>;
 
 const MAX_PAGE_FUNCTION_CHARS = 100_000;
+/** The longest message of an error a page function throws, as it reaches the script. */
+const MAX_ERROR_CHARS = 2_000;
 const LOAD_STATES = ['load', 'domcontentloaded', 'networkidle'] as const;
 const GOTO_WAIT = [...LOAD_STATES, 'commit'] as const;
 const ELEMENT_STATES = ['attached', 'detached', 'visible', 'hidden'] as const;
@@ -29,7 +39,10 @@ export const PAGE_OPS: ReadonlyMap<string, PageOp> = new Map<string, PageOp>([
   [
     'goto',
     async (a, { page, timeout }) => {
-      const url = navigableUrl(a, a.string(0, 'url'), page.url());
+      // The one check every URL a run opens goes through (url_not_allowed); generated scripts too.
+      const verdict = judgeNavigableUrl(a.string(0, 'url'), { base: page.url(), allowAboutBlank: true });
+      if (!verdict.allowed) throw a.error(`${URL_NOT_ALLOWED}: ${verdict.reason}`);
+      const { url } = verdict;
       const o = a.options(1, ['timeout', 'waitUntil']);
       const response = await page.goto(url, {
         timeout: timeout(o.number('timeout')),
@@ -128,6 +141,11 @@ export const PAGE_OPS: ReadonlyMap<string, PageOp> = new Map<string, PageOp>([
       const width = o.number('width');
       const height = o.number('height');
       if (width === undefined || height === undefined) throw a.error('width and height are required');
+      try {
+        assertViewport({ width, height });
+      } catch (error) {
+        throw a.error((error as Error).message);
+      }
       await page.setViewportSize({ width, height });
     },
   ],
@@ -145,41 +163,81 @@ export const PAGE_OPS: ReadonlyMap<string, PageOp> = new Map<string, PageOp>([
       else await page.waitForURL((current) => current.href === expected, { timeout: limit, waitUntil: 'load' });
     },
   ],
-  ['textContent', readElement((page, selector, options) => page.textContent(selector, options))],
-  ['innerText', readElement((page, selector, options) => page.innerText(selector, options))],
-  ['inputValue', readElement((page, selector, options) => page.inputValue(selector, options))],
+  // Read inside the page and measured there before anything crosses over (see readInPage).
+  ['textContent', readElement('textContent')],
+  ['innerText', readElement('innerText')],
+  ['inputValue', readElement('inputValue')],
   [
     'getAttribute',
     async (a, { page, timeout }) => {
       const o = a.options(2, ['timeout']);
-      return page.getAttribute(a.string(0, 'selector'), a.string(1, 'name'), { timeout: timeout(o.number('timeout')) });
+      const read: ElementRead = {
+        kind: 'attribute',
+        name: a.string(1, 'name'),
+        limit: SANDBOX_LIMITS.maxTransferChars,
+      };
+      const locator = page.locator(a.string(0, 'selector')).first();
+      return measured(
+        await asPageCall('getAttribute', locator.evaluate(readInPage, read, { timeout: timeout(o.number('timeout')) })),
+      );
     },
   ],
   ['isVisible', async (a, { page }) => page.isVisible(a.string(0, 'selector'))],
-  ['title', async (_a, { page }) => page.title()],
+  [
+    'title',
+    async (_a, { page }) =>
+      // A page can set a title of any length: measured before it crosses over, as content is.
+      measured(
+        await page.evaluate((limit) => {
+          const title = document.title;
+          return title.length > limit ? { text: null, over: title.length } : { text: title, over: 0 };
+        }, SANDBOX_LIMITS.maxTransferChars),
+      ),
+  ],
   ['url', async (_a, { page }) => page.url()],
-  ['content', async (_a, { page }) => page.content()],
+  [
+    'content',
+    async (_a, { page }) =>
+      // What Playwright's page.content() serialises, measured before it crosses over.
+      measured(
+        await page.evaluate((limit) => {
+          let html = '';
+          if (document.doctype) html = new XMLSerializer().serializeToString(document.doctype);
+          if (document.documentElement) html += document.documentElement.outerHTML;
+          return html.length > limit ? { text: null, over: html.length } : { text: html, over: 0 };
+        }, SANDBOX_LIMITS.maxTransferChars),
+      ),
+  ],
   [
     'screenshot',
     async (a, { page, session, timeout }) => {
       const o = a.options(0, ['fullPage', 'timeout']);
       // Never `path`: the image goes to the session's artifact store, not to the worker's disk.
-      const image = await page.screenshot({
-        type: 'png',
-        fullPage: o.boolean('fullPage'),
-        timeout: timeout(o.number('timeout')),
-      });
+      // A full page is clipped to MAX_SCREENSHOT_HEIGHT, as the screenshot step does.
+      const image = await page.screenshot(
+        boundedScreenshotOptions({
+          type: 'png' as const,
+          fullPage: o.boolean('fullPage') ?? false,
+          timeout: timeout(o.number('timeout')),
+        }),
+      );
       return { artifactId: await session.saveArtifact('screenshot', 'image/png', image) };
     },
   ],
-  ['evaluate', async (a, { page }) => page.evaluate(pageFunction<[unknown]>(a, 0), a.json(1))],
+  // The script's page function runs inside a wrapper that measures its result in the page.
+  [
+    'evaluate',
+    async (a, { page }) => parseMeasured(await page.evaluate(measuringPageFunction(a, 0, 'arg'), a.json(1))),
+  ],
   [
     '$eval',
-    async (a, { page }) => page.$eval(a.string(0, 'selector'), pageFunction<[Element, unknown]>(a, 1), a.json(2)),
+    async (a, { page }) =>
+      parseMeasured(await page.$eval(a.string(0, 'selector'), measuringPageFunction(a, 1, 'target, arg'), a.json(2))),
   ],
   [
     '$$eval',
-    async (a, { page }) => page.$$eval(a.string(0, 'selector'), pageFunction<[Element[], unknown]>(a, 1), a.json(2)),
+    async (a, { page }) =>
+      parseMeasured(await page.$$eval(a.string(0, 'selector'), measuringPageFunction(a, 1, 'target, arg'), a.json(2))),
   ],
   [
     'keyboard.press',
@@ -207,38 +265,140 @@ function elementAction(act: (page: Page, selector: string, options: ActionOption
   };
 }
 
-function readElement(read: (page: Page, selector: string, options: { timeout: number }) => Promise<unknown>): PageOp {
-  return async (a, { page, timeout }) =>
-    read(page, a.string(0, 'selector'), { timeout: timeout(a.options(1, ['timeout']).number('timeout')) });
+/** What readInPage reads from an element, and the most it may send back (characters). */
+interface ElementRead {
+  kind: 'textContent' | 'innerText' | 'inputValue' | 'attribute';
+  name: string | null;
+  limit: number;
+}
+
+/** What a read inside the page answers: the text when within the limit, else how long it was. */
+interface MeasuredText {
+  text: string | null;
+  over: number;
 }
 
 /**
- * Scripts may open web pages only: file:, chrome:, view-source: and the like stay closed. A
- * relative URL resolves against the current page, as a link would (and as `goto` steps do).
+ * Runs in the page (Playwright sends its source; no named inner functions, see extract-reading):
+ * reads the element as Playwright's own textContent/innerText/inputValue/getAttribute do, and
+ * sends the text back only when it is within the limit. A primitive string's length cannot be
+ * faked by the page.
  */
-function navigableUrl(a: BridgeArgs, raw: string, currentUrl: string): string {
-  if (raw === 'about:blank') return raw;
-  let url: URL;
-  try {
-    url = new URL(raw, currentUrl);
-  } catch {
-    throw a.error(`'${raw.slice(0, 200)}' is not a valid URL`);
+const readInPage = (el: Element, read: ElementRead): MeasuredText => {
+  let text: string | null;
+  if (read.kind === 'textContent') text = el.textContent;
+  else if (read.kind === 'attribute') text = el.getAttribute(read.name ?? '');
+  else if (read.kind === 'innerText') {
+    if (!(el instanceof HTMLElement)) throw new Error('Node is not an HTMLElement');
+    text = el.innerText;
+  } else {
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement))
+      throw new Error('Node is not an <input>, <textarea> or <select> element');
+    text = el.value;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw a.error('only http and https URLs can be opened');
-  return url.href;
+  return text !== null && text.length > read.limit ? { text: null, over: text.length } : { text, over: 0 };
+};
+
+/** Reads the first match of the selector inside the page (waiting for it, as Playwright's own reads do). */
+function readElement(kind: 'textContent' | 'innerText' | 'inputValue'): PageOp {
+  return async (a, { page, timeout }) => {
+    const read: ElementRead = { kind, name: null, limit: SANDBOX_LIMITS.maxTransferChars };
+    const locator = page.locator(a.string(0, 'selector')).first();
+    const o = a.options(1, ['timeout']);
+    return measured(
+      await asPageCall(kind, locator.evaluate(readInPage, read, { timeout: timeout(o.number('timeout')) })),
+    );
+  };
+}
+
+/**
+ * The locator-based reads fail with Playwright's name for them (`locator.evaluate: ...`); the
+ * script called page.<op>, and its errors say so, as they did when these were direct calls.
+ */
+async function asPageCall<T>(op: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof Error) error.message = error.message.replace(/^locator\.\w+:/, `page.${op}:`);
+    throw error;
+  }
+}
+
+function tooLarge(length: number): OutputTooLargeError {
+  return new OutputTooLargeError(
+    null,
+    `the page returned ${length} characters, over the ${SANDBOX_LIMITS.maxTransferChars} a page call may hand back`,
+  );
+}
+
+function measured(result: MeasuredText): string | null {
+  if (result.over > 0) throw tooLarge(result.over);
+  return result.text;
+}
+
+/** What the measuring wrapper of a script's page function answers (see measuringPageFunction). */
+interface MeasuredJson {
+  json: string | null;
+  /** The JSON's length past the limit; -1 when the value is not JSON-serialisable. */
+  over: number;
+}
+
+function parseMeasured(result: MeasuredJson): unknown {
+  if (result.over < 0) throw new Error('the page returned a value that is not JSON-serialisable');
+  if (result.over > 0) throw tooLarge(result.over);
+  if (result.json === null) return undefined;
+  try {
+    return JSON.parse(result.json) as unknown;
+  } catch {
+    throw new Error('the page returned a value that is not JSON-serialisable');
+  }
 }
 
 /**
  * A page function arrives as the source text of a function defined in the script. Playwright
  * serialises a function with String(fn) and runs that text inside the web page (Node only
- * parses it), so a stub whose toString returns the source ships the script's function to the
- * page without it ever running in the worker.
+ * parses it), so a stub whose toString returns the text ships it to the page without it ever
+ * running in the worker. The text shipped is a wrapper around the script's function: it calls
+ * it, serialises the result to JSON and measures it there, so a page function returning 100 MB
+ * costs the worker nothing (only `{ json, over }` crosses over, the JSON only within the limit).
+ * A thrown value crosses as a message of at most MAX_ERROR_CHARS.
+ *
+ * The script's text is spliced into the wrapper, so it must be one expression and nothing else:
+ * text that closes the wrapper's parenthesis early (to return past the measuring) could not also
+ * close a bracket, and is refused. Node only compiles the two probes, it never runs them.
  */
-function pageFunction<Args extends unknown[]>(a: BridgeArgs, index: number): (...args: Args) => unknown {
+function measuringPageFunction(a: BridgeArgs, index: number, params: 'arg' | 'target, arg'): () => MeasuredJson {
   const source = a.string(index, 'the page function');
   if (source.length > MAX_PAGE_FUNCTION_CHARS)
     throw a.error(`the page function is longer than ${MAX_PAGE_FUNCTION_CHARS} characters`);
-  const stub = (): unknown => undefined;
-  Object.defineProperty(stub, 'toString', { value: () => source });
+  try {
+    // Compiled to check its shape, never called.
+    new Function(`return (${source}\n);`);
+    new Function(`return [${source}\n];`);
+  } catch {
+    throw a.error('the page function must be a single function expression');
+  }
+  const wrapper = `async (${params}) => {
+  const fn = (${source}
+);
+  if (typeof fn !== 'function') throw new Error('the page function is not a function');
+  let value;
+  try {
+    value = await fn(${params});
+  } catch (error) {
+    const message = error instanceof Error ? error.message : error;
+    throw new Error(String(message).slice(0, ${MAX_ERROR_CHARS}));
+  }
+  let json;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return { json: null, over: -1 };
+  }
+  if (typeof json !== 'string') return { json: null, over: 0 };
+  return json.length > ${SANDBOX_LIMITS.maxTransferChars} ? { json: null, over: json.length } : { json, over: 0 };
+}`;
+  const stub = (): MeasuredJson => ({ json: null, over: 0 });
+  Object.defineProperty(stub, 'toString', { value: () => wrapper });
   return stub;
 }

@@ -158,7 +158,10 @@ describe('runSandboxedScript with a well-behaved script', () => {
 
   it('checks what crosses the bridge', async () => {
     await expect(failure(`export default async ({ page }) => page.goto('file:///etc/passwd')`)).resolves.toMatchObject({
-      error: { message: 'Script error: page.goto: only http and https URLs can be opened' },
+      error: {
+        message:
+          'Script error: page.goto: url_not_allowed: file: URLs cannot be opened, only http(s) (file:///etc/passwd)',
+      },
     });
     await expect(
       failure(`export default async ({ page }) => page.screenshot({ path: '/tmp/x.png' })`),

@@ -66,6 +66,7 @@ export async function runSandboxedScript(options: SandboxedScriptOptions): Promi
         budgetMs,
         memoryLimitBytes,
         resourceLimits: options.threadResourceLimits,
+        signal: options.session.signal,
       },
       host,
     );

@@ -167,6 +167,11 @@ export interface ThreadRun {
   memoryLimitBytes: number;
   /** Tests only: the thread's V8 heap limits instead of threadResourceLimits(memoryLimitBytes). */
   resourceLimits?: ResourceLimits;
+  /**
+   * Aborted when the run already has its result (an output past its bound, a cancel): the
+   * thread is stopped at once instead of running on, unheard, until the deadline.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -181,10 +186,12 @@ export function runInSandboxThread(run: ThreadRun, host: ScriptHost): Promise<un
   return new Promise<unknown>((resolve, reject) => {
     let finished = false;
     let timer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => finish(new Error('The run ended before the script did'));
     const finish = (failure: Error | null, value?: unknown): void => {
       if (finished) return;
       finished = true;
       clearTimeout(timer);
+      run.signal?.removeEventListener('abort', onAbort);
       thread.stop();
       // Page calls still running on the page are left to end by their own (deadline-clamped)
       // timeouts; their outcomes are dropped, as are any later messages of the thread.
@@ -240,6 +247,11 @@ export function runInSandboxThread(run: ThreadRun, host: ScriptHost): Promise<un
       finish(new Error('Script sandbox thread exited before the run'));
       return;
     }
+    if (run.signal?.aborted) {
+      onAbort();
+      return;
+    }
+    run.signal?.addEventListener('abort', onAbort, { once: true });
     armTimer();
     thread.post({
       kind: 'start',

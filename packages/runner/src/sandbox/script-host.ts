@@ -1,3 +1,4 @@
+import { OutputTooLargeError } from '@botfleet/core';
 import type { Page } from 'playwright-core';
 import type { RunSession } from '../run-session';
 import { BridgeArgs } from './bridge-args';
@@ -57,8 +58,12 @@ export class ScriptHost {
     } catch (error) {
       throw new Error(stripAnsi(messageOf(error)), { cause: error });
     }
+    // A backstop: what a page can make large is measured inside the page first (page-ops.ts).
     if (json.length > SANDBOX_LIMITS.maxTransferChars) {
-      throw new Error(`the result is larger than ${SANDBOX_LIMITS.maxTransferChars} characters`);
+      throw new OutputTooLargeError(
+        null,
+        `the result is ${json.length} characters, over the ${SANDBOX_LIMITS.maxTransferChars} a page call may hand back`,
+      );
     }
     return json;
   }

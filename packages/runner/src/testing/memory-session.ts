@@ -1,4 +1,4 @@
-import type { LogLevel, LogSource } from '@botfleet/core';
+import type { ArtifactKind, LogLevel, LogSource } from '@botfleet/core';
 import type { RunSession, StepResult } from '../run-session';
 
 export interface MemoryLogEntry {
@@ -8,7 +8,7 @@ export interface MemoryLogEntry {
 }
 
 export interface MemoryArtifact {
-  kind: 'screenshot';
+  kind: ArtifactKind;
   contentType: string;
   data: Buffer;
 }

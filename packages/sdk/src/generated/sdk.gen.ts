@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { CancelBotExecutionsData, CancelBotExecutionsErrors, CancelBotExecutionsResponses, CancelExecutionData, CancelExecutionErrors, CancelExecutionResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateBotData, CreateBotErrors, CreateBotResponses, CreateScriptData, CreateScriptErrors, CreateScriptResponses, DeleteBotData, DeleteBotErrors, DeleteBotResponses, DeleteScriptData, DeleteScriptErrors, DeleteScriptResponses, GetArtifactData, GetArtifactErrors, GetArtifactResponses, GetBotData, GetBotErrors, GetBotResponses, GetCurrentApiKeyData, GetCurrentApiKeyErrors, GetCurrentApiKeyResponses, GetExecutionData, GetExecutionErrors, GetExecutionResponses, GetExtractData, GetExtractErrors, GetExtractResponses, GetFailureData, GetFailureErrors, GetFailureResponses, GetLatestExecutionData, GetLatestExecutionErrors, GetLatestExecutionResponses, GetLatestExtractData, GetLatestExtractErrors, GetLatestExtractResponses, GetManifestData, GetManifestErrors, GetManifestResponses, GetQueueOverviewData, GetQueueOverviewErrors, GetQueueOverviewResponses, GetScheduleData, GetScheduleErrors, GetScheduleResponses, GetStepOutputData, GetStepOutputErrors, GetStepOutputResponses, ImportRecordingData, ImportRecordingErrors, ImportRecordingResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListBotDeliveriesData, ListBotDeliveriesErrors, ListBotDeliveriesResponses, ListBotsData, ListBotsErrors, ListBotsResponses, ListExecutionDeliveriesData, ListExecutionDeliveriesErrors, ListExecutionDeliveriesResponses, ListExecutionsData, ListExecutionsErrors, ListExecutionsResponses, ListLogsData, ListLogsErrors, ListLogsResponses, ListOrganizationExecutionsData, ListOrganizationExecutionsErrors, ListOrganizationExecutionsResponses, ListScriptsData, ListScriptsErrors, ListScriptsResponses, ListStepOutputsData, ListStepOutputsErrors, ListStepOutputsResponses, ListStepsData, ListStepsErrors, ListStepsResponses, RedeliverDeliveryData, RedeliverDeliveryErrors, RedeliverDeliveryResponses, ReplaceStepsData, ReplaceStepsErrors, ReplaceStepsResponses, RerunExecutionData, RerunExecutionErrors, RerunExecutionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetScheduleData, SetScheduleErrors, SetScheduleResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, TriggerExecutionBatchData, TriggerExecutionBatchErrors, TriggerExecutionBatchResponses, TriggerExecutionData, TriggerExecutionErrors, TriggerExecutionResponses, UpdateBotData, UpdateBotErrors, UpdateBotResponses, UpdateManifestData, UpdateManifestErrors, UpdateManifestResponses, UpdateScriptData, UpdateScriptErrors, UpdateScriptResponses } from './types.gen';
+import type { CancelBotExecutionsData, CancelBotExecutionsErrors, CancelBotExecutionsResponses, CancelExecutionData, CancelExecutionErrors, CancelExecutionResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateBotData, CreateBotErrors, CreateBotResponses, CreateScriptData, CreateScriptErrors, CreateScriptResponses, DeleteBotData, DeleteBotErrors, DeleteBotResponses, DeleteScriptData, DeleteScriptErrors, DeleteScriptResponses, GetArtifactData, GetArtifactErrors, GetArtifactResponses, GetBotData, GetBotErrors, GetBotResponses, GetCurrentApiKeyData, GetCurrentApiKeyErrors, GetCurrentApiKeyResponses, GetExecutionData, GetExecutionErrors, GetExecutionResponses, GetExtractData, GetExtractErrors, GetExtractResponses, GetFailureData, GetFailureErrors, GetFailureResponses, GetLatestExecutionData, GetLatestExecutionErrors, GetLatestExecutionResponses, GetLatestExtractData, GetLatestExtractErrors, GetLatestExtractResponses, GetManifestData, GetManifestErrors, GetManifestResponses, GetOrganizationData, GetOrganizationErrors, GetOrganizationResponses, GetQueueOverviewData, GetQueueOverviewErrors, GetQueueOverviewResponses, GetScheduleData, GetScheduleErrors, GetScheduleResponses, GetStepOutputData, GetStepOutputErrors, GetStepOutputResponses, ImportRecordingData, ImportRecordingErrors, ImportRecordingResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListArtifactsData, ListArtifactsErrors, ListArtifactsResponses, ListBotDeliveriesData, ListBotDeliveriesErrors, ListBotDeliveriesResponses, ListBotsData, ListBotsErrors, ListBotsResponses, ListExecutionDeliveriesData, ListExecutionDeliveriesErrors, ListExecutionDeliveriesResponses, ListExecutionsData, ListExecutionsErrors, ListExecutionsResponses, ListLogsData, ListLogsErrors, ListLogsResponses, ListOrganizationExecutionsData, ListOrganizationExecutionsErrors, ListOrganizationExecutionsResponses, ListScriptsData, ListScriptsErrors, ListScriptsResponses, ListStepOutputsData, ListStepOutputsErrors, ListStepOutputsResponses, ListStepsData, ListStepsErrors, ListStepsResponses, RedeliverDeliveryData, RedeliverDeliveryErrors, RedeliverDeliveryResponses, ReplaceStepsData, ReplaceStepsErrors, ReplaceStepsResponses, RerunExecutionData, RerunExecutionErrors, RerunExecutionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, SetScheduleData, SetScheduleErrors, SetScheduleResponses, TestWebhookData, TestWebhookErrors, TestWebhookResponses, TriggerExecutionBatchData, TriggerExecutionBatchErrors, TriggerExecutionBatchResponses, TriggerExecutionData, TriggerExecutionErrors, TriggerExecutionResponses, UpdateBotData, UpdateBotErrors, UpdateBotResponses, UpdateManifestData, UpdateManifestErrors, UpdateManifestResponses, UpdateScriptData, UpdateScriptErrors, UpdateScriptResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -421,6 +421,17 @@ export const listLogs = <ThrowOnError extends boolean = false>(options: Options<
 });
 
 /**
+ * Files the execution kept (screenshots; downloads with capabilities.downloads), each with a signed URL
+ *
+ * Needs an API key with the `read` permission.
+ */
+export const listArtifacts = <ThrowOnError extends boolean = false>(options: Options<ListArtifactsData, ThrowOnError>): RequestResult<ListArtifactsResponses, ListArtifactsErrors, ThrowOnError> => (options.client ?? client).get<ListArtifactsResponses, ListArtifactsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/executions/{executionId}/artifacts',
+    ...options
+});
+
+/**
  * Webhook deliveries of an execution, with every attempt
  *
  * Needs an API key with the `read` permission.
@@ -465,7 +476,7 @@ export const redeliverDelivery = <ThrowOnError extends boolean = false>(options:
 });
 
 /**
- * Download an artifact (a PNG screenshot) through a signed, expiring URL; no API key
+ * Download an artifact (a screenshot, a kept download) through a signed, expiring URL; no API key
  *
  * Needs no API key: the URL carries its own signature.
  */
@@ -518,5 +529,18 @@ export const getCurrentApiKey = <ThrowOnError extends boolean = false>(options?:
 export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Options<RevokeApiKeyData, ThrowOnError>): RequestResult<RevokeApiKeyResponses, RevokeApiKeyErrors, ThrowOnError> => (options.client ?? client).delete<RevokeApiKeyResponses, RevokeApiKeyErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api-keys/{keyId}',
+    ...options
+});
+
+/**
+ * The caller’s organization: its limits and what it uses of them now
+ *
+ * Each limit is the one the operator set for this organization, else the server-wide default (`source` says which). Tenants cannot change them: the operator sets them with `npm run cli -- orgs limits`.
+ *
+ * Needs an API key with the `read` permission.
+ */
+export const getOrganization = <ThrowOnError extends boolean = false>(options?: Options<GetOrganizationData, ThrowOnError>): RequestResult<GetOrganizationResponses, GetOrganizationErrors, ThrowOnError> => (options?.client ?? client).get<GetOrganizationResponses, GetOrganizationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/organization',
     ...options
 });

@@ -199,6 +199,10 @@ export type Manifest = {
             longitude: number;
         };
         adBlocking?: boolean;
+        /**
+         * Keep files the pages download as artifacts of the run (GET /executions/:id/artifacts); by default downloads are cancelled
+         */
+        downloads?: boolean;
         resolution?: {
             width: number;
             height: number;
@@ -360,6 +364,9 @@ export type Step = {
     timeout?: number;
     optional?: boolean;
     action: 'goto';
+    /**
+     * An http(s) URL, a URL relative to the current page, or about:blank; may use {{params.<name>}}
+     */
     url: string;
 } | {
     index?: number;
@@ -999,6 +1006,10 @@ export type UpdateManifestData = {
                 longitude: number;
             };
             adBlocking?: boolean;
+            /**
+             * Keep files the pages download as artifacts of the run (GET /executions/:id/artifacts); by default downloads are cancelled
+             */
+            downloads?: boolean;
             resolution?: {
                 width: number;
                 height: number;
@@ -2709,6 +2720,75 @@ export type ListLogsResponses = {
 
 export type ListLogsResponse = ListLogsResponses[keyof ListLogsResponses];
 
+export type ListArtifactsData = {
+    body?: never;
+    path: {
+        /**
+         * Execution id (exe_…)
+         */
+        executionId: string;
+    };
+    query?: never;
+    url: '/executions/{executionId}/artifacts';
+};
+
+export type ListArtifactsErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type ListArtifactsError = ListArtifactsErrors[keyof ListArtifactsErrors];
+
+export type ListArtifactsResponses = {
+    /**
+     * The artifacts, oldest first
+     */
+    200: {
+        data: Array<{
+            id: string;
+            kind: 'screenshot' | 'download';
+            /**
+             * The step that made it, when known
+             */
+            stepIndex?: number;
+            contentType: string;
+            bytes: number;
+            /**
+             * Unix time in milliseconds
+             */
+            createdAt: number;
+            /**
+             * Signed URL; expires after SCREENSHOT_URL_TTL_SECONDS
+             */
+            url: string;
+        }>;
+    };
+};
+
+export type ListArtifactsResponse = ListArtifactsResponses[keyof ListArtifactsResponses];
+
 export type ListExecutionDeliveriesData = {
     body?: never;
     path: {
@@ -3017,7 +3097,7 @@ export type GetArtifactError = GetArtifactErrors[keyof GetArtifactErrors];
 
 export type GetArtifactResponses = {
     /**
-     * The file
+     * The file, sent with its own content type (image/png for screenshots)
      */
     200: Blob | File;
 };
@@ -3094,6 +3174,10 @@ export type CreateApiKeyErrors = {
      * The request body did not arrive in time
      */
     408: Error;
+    /**
+     * The organization holds as many API keys as its limit allows (`limit_reached`)
+     */
+    409: Error;
     /**
      * The body is too large
      */
@@ -3217,3 +3301,113 @@ export type RevokeApiKeyResponses = {
 };
 
 export type RevokeApiKeyResponse = RevokeApiKeyResponses[keyof RevokeApiKeyResponses];
+
+export type GetOrganizationData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/organization';
+};
+
+export type GetOrganizationErrors = {
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type GetOrganizationError = GetOrganizationErrors[keyof GetOrganizationErrors];
+
+export type GetOrganizationResponses = {
+    /**
+     * The organization
+     */
+    200: {
+        id: string;
+        slug: string;
+        name: string;
+        /**
+         * Set by the operator (`orgs limits`), never through the API
+         */
+        limits: {
+            /**
+             * Executions of the organization running at once across the fleet
+             */
+            maxRunningExecutions: {
+                /**
+                 * Executions of the organization running at once across the fleet; null: no limit
+                 */
+                value: number | null;
+                /**
+                 * `organization`: set for this organization by the operator; `default`: the server-wide setting
+                 */
+                source: 'organization' | 'default';
+            };
+            /**
+             * Executions that may wait at once; a trigger past it answers 429
+             */
+            maxPendingExecutions: {
+                /**
+                 * Executions that may wait at once; a trigger past it answers 429; null: no limit
+                 */
+                value: number | null;
+                /**
+                 * `organization`: set for this organization by the operator; `default`: the server-wide setting
+                 */
+                source: 'organization' | 'default';
+            };
+            /**
+             * Unrevoked API keys; creating one more answers 409 limit_reached
+             */
+            maxApiKeys: {
+                /**
+                 * Unrevoked API keys; creating one more answers 409 limit_reached; null: no limit
+                 */
+                value: number | null;
+                /**
+                 * `organization`: set for this organization by the operator; `default`: the server-wide setting
+                 */
+                source: 'organization' | 'default';
+            };
+            /**
+             * Requests per minute of all the organization’s keys together (each key also has its own)
+             */
+            rateLimitPerMinute: {
+                /**
+                 * Requests per minute of all the organization’s keys together (each key also has its own); null: no limit
+                 */
+                value: number | null;
+                /**
+                 * `organization`: set for this organization by the operator; `default`: the server-wide setting
+                 */
+                source: 'organization' | 'default';
+            };
+        };
+        usage: {
+            runningExecutions: number;
+            pendingExecutions: number;
+            /**
+             * Unrevoked keys
+             */
+            apiKeys: number;
+            /**
+             * Requests counted against the organization’s rate limit this minute (API processes count them in small blocks, so it may run slightly ahead); null when no rate limit applies or it cannot be read now
+             */
+            requestsThisMinute: number | null;
+        };
+    };
+};
+
+export type GetOrganizationResponse = GetOrganizationResponses[keyof GetOrganizationResponses];

@@ -1,5 +1,6 @@
 import type { ScriptHelper } from '../script-writer';
-import type { PageFieldSpec, StepLocator, StepPage } from '../step-page';
+import { OutputTooLargeError } from '../../output-bounds';
+import type { BoundedRead, PageFieldSpec, StepLocator, StepPage } from '../step-page';
 
 /** The fields of an `extract` step that decide what it reads (templates already filled). */
 export interface ExtractSpec {
@@ -17,26 +18,66 @@ export type ExtractedValue = string | null | Array<string | null> | Array<Record
  * extract the same data, so they sit side by side.
  */
 
+/** What a read inside the page answers: the value, or how far it got past the limit. */
+type Bounded<T> = { value: T; over?: undefined } | { over: number };
+
 /**
  * Reads an `extract` step (semantics in extract.ts). A single value waits (up to the timeout)
  * for its element, so a missing one fails the step; a list does not wait: zero matches is a
- * valid, empty list.
+ * valid, empty list. Everything is measured inside the page against `maxBytes` (the step's
+ * output bound) before it is sent: an extract of `body` on a 50 MB page fails with
+ * output_too_large without the worker ever holding the 50 MB.
  */
-export async function extractValue(page: StepPage, spec: ExtractSpec, timeoutMs: number): Promise<ExtractedValue> {
+export async function extractValue(
+  page: StepPage,
+  spec: ExtractSpec,
+  timeoutMs: number,
+  maxBytes: number = Number.POSITIVE_INFINITY,
+): Promise<ExtractedValue> {
+  const limit = Number.isFinite(maxBytes) ? Math.max(0, Math.floor(maxBytes)) : Number.MAX_SAFE_INTEGER;
   const matches = page.locator(spec.selector);
-  if (spec.multiple && spec.fields) return extractRecords(matches, spec.fields);
-  if (spec.multiple) return readAll(matches, spec.attribute ?? null);
-  const first = matches.first();
-  if (spec.attribute) return first.getAttribute(spec.attribute, { timeout: timeoutMs });
-  const text = await first.textContent({ timeout: timeoutMs });
-  return text === null ? null : text.trim();
+  if (spec.multiple && spec.fields) return extractRecords(matches, spec.fields, limit);
+  if (spec.multiple) return within(await readAll(matches, spec.attribute ?? null, limit), limit);
+  const read: BoundedRead = { attribute: spec.attribute ?? null, fields: null, limit };
+  // Runs in the page; `evaluate` waits for the element as textContent/getAttribute would.
+  const one = await matches.first().evaluate(
+    (el, r): Bounded<string | null> => {
+      const text = r.attribute ? el.getAttribute(r.attribute) : el.textContent === null ? null : el.textContent.trim();
+      return text !== null && text.length + 2 > r.limit ? { over: text.length + 2 } : { value: text };
+    },
+    read,
+    { timeout: timeoutMs },
+  );
+  return within(one, limit);
 }
 
-/** One value per match in a single round trip to the page. */
-function readAll(locator: StepLocator, attribute: string | null): Promise<Array<string | null>> {
+function within<T>(result: Bounded<T>, limit: number): T {
+  if (result.over === undefined) return result.value;
+  throw new OutputTooLargeError(
+    null,
+    `the value read from the page is more than ${result.over - 1} characters, over the ${limit} bytes this step may output (MAX_STEP_OUTPUT_BYTES, or what is left of MAX_EXECUTION_OUTPUT_BYTES)`,
+  );
+}
+
+/** One value per match in a single round trip to the page, measured there (see BoundedRead). */
+function readAll(
+  locator: StepLocator,
+  attribute: string | null,
+  limit: number,
+): Promise<Bounded<Array<string | null>>> {
   return locator.evaluateAll(
-    (elements, attr) => elements.map((el) => (attr ? el.getAttribute(attr) : (el.textContent ?? '').trim())),
-    attribute,
+    (elements, r): Bounded<Array<string | null>> => {
+      const values: Array<string | null> = [];
+      let size = 2;
+      for (const el of elements) {
+        const value = r.attribute ? el.getAttribute(r.attribute) : (el.textContent ?? '').trim();
+        size += value === null ? 5 : value.length + 3;
+        if (size > r.limit) return { over: size };
+        values.push(value);
+      }
+      return { value: values };
+    },
+    { attribute, fields: null, limit },
   );
 }
 
@@ -47,11 +88,13 @@ type Row = Record<string, string | null>;
  * (null when there is none). Plain CSS field selectors (the usual case) are read for all rows in
  * one round trip, piercing open shadow roots as Playwright's CSS engine does; a field using
  * Playwright-only syntax (text=, >>, :has-text()) makes the whole list go through locators,
- * one call per cell (200 rows x 3 fields: ~25 ms one way, ~2.5 s the other).
+ * one call per cell (200 rows x 3 fields: ~25 ms one way, ~2.5 s the other). Either way the rows
+ * are measured against `limit` as they are read.
  */
 async function extractRecords(
   matches: StepLocator,
   fields: Record<string, { selector: string; attribute?: string | undefined }>,
+  limit: number,
 ): Promise<Row[]> {
   const specs: PageFieldSpec[] = Object.entries(fields).map(([name, f]) => ({
     name,
@@ -60,43 +103,60 @@ async function extractRecords(
   }));
   // Runs in the page. No named inner functions: tsx/esbuild would wrap them in a `__name`
   // helper that exists in Node, not in the page (a ReferenceError there).
-  const fast = await matches.evaluateAll((elements, fieldSpecs): Row[] | null => {
-    try {
-      for (const f of fieldSpecs) document.createDocumentFragment().querySelector(f.selector);
-    } catch {
-      return null; // Not CSS: let Playwright's selector engine handle it.
-    }
-    return elements.map((el) => {
-      const row: Row = {};
-      for (const f of fieldSpecs) {
-        // The light DOM first, then open shadow roots (the match's own, then its descendants').
-        let target: Element | null = null;
-        const roots: Array<Element | ShadowRoot> = [el];
-        while (target === null && roots.length > 0) {
-          const root = roots.shift()!;
-          target = root.querySelector(f.selector);
-          const hosts = Array.from(root.querySelectorAll('*'));
-          if (root instanceof Element) hosts.unshift(root);
-          for (const host of hosts) if (host.shadowRoot) roots.push(host.shadowRoot);
-        }
-        row[f.name] = !target
-          ? null
-          : f.attribute
-            ? target.getAttribute(f.attribute)
-            : (target.textContent ?? '').trim();
+  const fast = await matches.evaluateAll(
+    (elements, r): Bounded<Row[]> | null => {
+      const fieldSpecs = r.fields ?? [];
+      try {
+        for (const f of fieldSpecs) document.createDocumentFragment().querySelector(f.selector);
+      } catch {
+        return null; // Not CSS: let Playwright's selector engine handle it.
       }
-      return row;
-    });
-  }, specs);
-  if (fast) return fast;
+      const rows: Row[] = [];
+      let size = 2;
+      for (const el of elements) {
+        const row: Row = {};
+        for (const f of fieldSpecs) {
+          // The light DOM first, then open shadow roots (the match's own, then its descendants').
+          let target: Element | null = null;
+          const roots: Array<Element | ShadowRoot> = [el];
+          while (target === null && roots.length > 0) {
+            const root = roots.shift()!;
+            target = root.querySelector(f.selector);
+            const hosts = Array.from(root.querySelectorAll('*'));
+            if (root instanceof Element) hosts.unshift(root);
+            for (const host of hosts) if (host.shadowRoot) roots.push(host.shadowRoot);
+          }
+          const value = !target
+            ? null
+            : f.attribute
+              ? target.getAttribute(f.attribute)
+              : (target.textContent ?? '').trim();
+          row[f.name] = value;
+          size += f.name.length + (value === null ? 8 : value.length + 6);
+        }
+        size += 3;
+        if (size > r.limit) return { over: size };
+        rows.push(row);
+      }
+      return { value: rows };
+    },
+    { attribute: null, fields: specs, limit },
+  );
+  if (fast) return within(fast, limit);
 
   const count = await matches.count();
+  let size = 2;
+  const measured = (value: string | null) => {
+    size += value === null ? 8 : value.length + 6;
+    if (size > limit) within({ over: size }, limit);
+    return value;
+  };
   // Issued together so Playwright pipelines them rather than waiting on each in turn.
   const rows = Array.from({ length: count }, (_unused, i) =>
     Promise.all(
       specs.map(async (f) => {
-        const [value] = await readAll(matches.nth(i).locator(f.selector).first(), f.attribute);
-        return [f.name, value ?? null] as const;
+        const cell = within(await readAll(matches.nth(i).locator(f.selector).first(), f.attribute, limit), limit);
+        return [f.name, measured(cell[0] ?? null)] as const;
       }),
     ),
   );

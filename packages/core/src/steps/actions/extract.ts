@@ -36,7 +36,7 @@ export const extractAction = defineStepAction({
       ctx.addIssue({ code: 'custom', path: ['fields'], message: 'fields must name at least one field' });
     }
   },
-  perform: (page, step, { timeoutMs }) => extractValue(page, step, timeoutMs),
+  perform: (page, step, { timeoutMs, maxOutputBytes }) => extractValue(page, step, timeoutMs, maxOutputBytes),
   dataKey: (step) => step.name,
   describe: (step) => `extract ${step.name} "${step.selector}"`,
   toScript(step, script) {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { NavigableUrlSchema, navigableUrl } from '../../navigable-url';
 import { defineStepAction } from '../define-step-action';
 
 /**
@@ -10,13 +10,20 @@ import { defineStepAction } from '../define-step-action';
  */
 export const NAVIGATION_WAIT_UNTIL = 'load' as const;
 
-/** goto: opens `url`; a relative URL resolves against the current page, as a link would. */
+/**
+ * goto: opens `url`; a relative URL resolves against the current page, as a link would. Only
+ * http(s) and about:blank: the schema refuses other schemes when the step is written, `perform`
+ * (and the sandbox's page.goto, which the generated script calls) when a filled template or a
+ * stored step names one (`url_not_allowed`).
+ */
 export const gotoAction = defineStepAction({
   action: 'goto',
-  fields: { url: z.string().min(1).max(2048) },
+  fields: { url: NavigableUrlSchema },
   async perform(page, step, { timeoutMs }) {
-    await page.goto(new URL(step.url, page.url()).href, { timeout: timeoutMs, waitUntil: NAVIGATION_WAIT_UNTIL });
+    const url = navigableUrl(step.url, { base: page.url(), allowAboutBlank: true });
+    await page.goto(url, { timeout: timeoutMs, waitUntil: NAVIGATION_WAIT_UNTIL });
   },
   describe: (step) => `goto "${step.url}"`,
+  navigatesTo: (step) => step.url,
   toScript: (step, script) => [`await page.goto(${script.text(step.url)}${script.options()});`],
 });

@@ -1,12 +1,19 @@
 import { z } from 'zod';
+import { boundedScreenshotOptions } from '../../output-bounds';
 import { defineStepAction } from '../define-step-action';
 
-/** screenshot: captures the page (the full page with `fullPage`); its output names the artifact. */
+/**
+ * screenshot: captures the page (the full page with `fullPage`, down to at most 16,384 px high);
+ * its output names the artifact.
+ */
 export const screenshotAction = defineStepAction({
   action: 'screenshot',
   fields: { fullPage: z.boolean().optional() },
   async perform(page, step, run) {
-    const png = await page.screenshot({ type: 'png', fullPage: step.fullPage ?? false, timeout: run.timeoutMs });
+    // A full page is clipped to MAX_SCREENSHOT_HEIGHT (see FULL_PAGE_CLIP), never failed.
+    const png = await page.screenshot(
+      boundedScreenshotOptions({ type: 'png', fullPage: step.fullPage ?? false, timeout: run.timeoutMs }),
+    );
     return { artifactId: await run.saveArtifact('screenshot', 'image/png', png) };
   },
   describe: (step) => (step.fullPage ? 'screenshot full page' : 'screenshot'),
