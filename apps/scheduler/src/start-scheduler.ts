@@ -146,6 +146,13 @@ async function startSchedulerRole(options: SchedulerOptions) {
       if (!drained) logger.warn({ closeTimeoutMs }, 'schedule ticks did not finish in time; closing anyway');
       await settlesWithin(queues.close(), closeTimeoutMs);
       await Promise.all([closeRedis(producerRedis), closeRedis(workerRedis)]);
+      // A pass that outlived the deadline (Redis unreachable, a slow machine) fails at once on the
+      // closed connections: let it end, and log, before saying the role stopped, so nothing of
+      // this role logs or reconnects afterwards.
+      await Promise.all([
+        settlesWithin(reconciler.stop(), closeTimeoutMs),
+        settlesWithin(retention?.stop() ?? Promise.resolve(), closeTimeoutMs),
+      ]);
       logger.info('scheduler stopped');
     },
   };
