@@ -26,6 +26,7 @@ COPY apps/scheduler/package.json apps/scheduler/
 COPY apps/worker/package.json apps/worker/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
+COPY packages/engine/package.json packages/engine/
 COPY packages/ops/package.json packages/ops/
 COPY packages/queue/package.json packages/queue/
 COPY packages/runner/package.json packages/runner/

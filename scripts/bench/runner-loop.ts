@@ -41,7 +41,8 @@ export async function runRunnerLoop(options: {
         session,
         program: (page, guarded) => runSteps(page, steps, guarded),
       });
-      if (outcome.status !== 'completed') throw new Error(`runner loop: run failed: ${outcome.error}`);
+      if (outcome.status !== 'completed')
+        throw new Error(`runner loop: run failed: ${outcome.status === 'cancelled' ? 'cancelled' : outcome.error}`);
       assertCatalogData(outcome.data, 'runner loop');
       durations.push(performance.now() - started);
     }

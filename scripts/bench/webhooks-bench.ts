@@ -1,11 +1,6 @@
 import { createLogger, newId, type SecretBox } from '@botfleet/core';
-import {
-  createBot,
-  createCompletedExecutionWithDelivery,
-  deleteBot,
-  saveManifest,
-  type PrismaClient,
-} from '@botfleet/db';
+import { createBot, deleteBot, saveManifest, type PrismaClient } from '@botfleet/db';
+import { createCompletedExecutionWithDelivery } from '@botfleet/db/testing';
 import { startDelivery } from '@botfleet/delivery';
 import { createQueues, createRedisConnection, webhookDeliver } from '@botfleet/queue';
 import http from 'node:http';

@@ -1,62 +1,15 @@
-import { createApiKey, createCompletedExecutionWithDelivery, findApiKey, revokeApiKey } from '@botfleet/db';
-import { createTestExecution } from '@botfleet/db/testing';
+import { createApiKey, findApiKey, revokeApiKey } from '@botfleet/db';
+import { createCompletedExecutionWithDelivery, createTestExecution } from '@botfleet/db/testing';
 import request from 'supertest';
 import { apiRoutes } from './app';
 import { createApiHarness, type ApiHarness, type TestOrg } from './testing/api-harness';
+import { SAMPLE_BODIES } from './testing/sample-requests';
 
 /*
  * Every /api/v1 route, discovered from the route table itself, is checked for 401 (no, malformed,
  * unknown and revoked keys), 403 (too little permission) and 404 for another organization's
- * resources. A new route without a sample body below fails this suite on purpose.
+ * resources. A new route without a sample body (testing/sample-requests.ts) fails this suite on purpose.
  */
-
-const SAMPLE_BODIES: Record<string, object | undefined> = {
-  'post /bots': { name: 'x', targetUrl: 'https://a.example' },
-  'patch /bots/:botId': { name: 'renamed' },
-  'delete /bots/:botId': undefined,
-  'get /bots': undefined,
-  'get /bots/:botId': undefined,
-  'get /bots/:botId/manifest': undefined,
-  'put /bots/:botId/manifest': { capabilities: { locale: 'en-US' } },
-  'get /bots/:botId/schedule': undefined,
-  'put /bots/:botId/schedule': { interval: 3600, active: true },
-  'get /bots/:botId/steps': undefined,
-  'put /bots/:botId/steps': { steps: [{ action: 'click', selector: '#go' }] },
-  'post /bots/:botId/steps/import': {
-    title: 'r',
-    steps: [{ type: 'click', selectors: [['#go']], offsetX: 1, offsetY: 1 }],
-  },
-  'post /bots/:botId/executions': { params: {} },
-  'get /bots/:botId/executions': undefined,
-  'get /bots/:botId/latest-execution': undefined,
-  'get /bots/:botId/latest-extract': undefined,
-  'get /executions/:executionId': undefined,
-  'post /executions/:executionId/cancel': undefined,
-  'post /executions/:executionId/rerun': {},
-  'get /executions': undefined,
-  'get /queue': undefined,
-  'post /bots/:botId/executions/batch': { runs: [{ params: {} }] },
-  'post /bots/:botId/executions/cancel': {},
-  'get /executions/:executionId/steps': undefined,
-  'get /executions/:executionId/steps/:index': undefined,
-  'get /executions/:executionId/extract': undefined,
-  'get /executions/:executionId/failure': undefined,
-  'get /executions/:executionId/logs': undefined,
-  'get /executions/:executionId/artifacts': undefined,
-  'get /executions/:executionId/deliveries': undefined,
-  'get /bots/:botId/deliveries': undefined,
-  'post /bots/:botId/webhook/test': undefined,
-  'post /deliveries/:deliveryId/redeliver': undefined,
-  'get /bots/:botId/scripts': undefined,
-  'post /bots/:botId/scripts': { name: 's', source: 'export default async () => 1;' },
-  'patch /bots/:botId/scripts/:scriptId': { active: true },
-  'delete /bots/:botId/scripts/:scriptId': undefined,
-  'post /api-keys': { name: 'k', permission: 'read' },
-  'get /api-keys': undefined,
-  'get /api-keys/current': undefined,
-  'delete /api-keys/:keyId': undefined,
-  'get /organization': undefined,
-};
 
 let h: ApiHarness;
 let owner: TestOrg;

@@ -1,5 +1,6 @@
-import { defineRole, settlesWithin, startPeriodic, type Logger, type SecretBox } from '@botfleet/core';
+import { CONFIG_DEFAULTS, defineRole, settlesWithin, startPeriodic, type Logger, type SecretBox } from '@botfleet/core';
 import { pingDatabase, type PrismaClient } from '@botfleet/db';
+import { sweepDeliveries } from '@botfleet/engine';
 import { createOps, type Ops } from '@botfleet/ops';
 import {
   consume,
@@ -12,9 +13,7 @@ import {
 } from '@botfleet/queue';
 import { createConnectionPool, JwtTokenCache } from '@botfleet/webhooks';
 import { createDestinationSlots, slotsPerDestination } from './destination-slots';
-import { sweepLostDeliveryJobs } from './lost-job-sweeper';
 import { createWebhookDeliverProcessor } from './webhook-deliver.processor';
-import { webhookDisableCounter } from './webhook-disable-metrics';
 
 export interface StartDeliveryOptions {
   db: PrismaClient;
@@ -27,7 +26,7 @@ export interface StartDeliveryOptions {
   allowPrivateNetwork: boolean;
   timeoutMs: number;
   retryDelaysMs: number[];
-  /** How often the sweeper looks for deliveries whose job was lost (default 30 s). */
+  /** SWEEP_INTERVAL_SECONDS: how often the sweeper looks for deliveries whose job was lost. */
   sweepIntervalMs?: number;
   /** How long past due before a job counts as lost (default: the sweep interval). */
   sweepGraceMs?: number;
@@ -46,8 +45,6 @@ export interface StartDeliveryOptions {
   ops?: Ops;
 }
 
-const DEFAULT_SWEEP_INTERVAL_MS = 30_000;
-
 /** The delivery role: the webhook.deliver consumer and the lost-job sweeper. */
 export const deliveryRole = defineRole({ name: 'delivery', start: startDeliveryRole });
 export const startDelivery = deliveryRole.start;
@@ -55,7 +52,6 @@ export const startDelivery = deliveryRole.start;
 async function startDeliveryRole(options: StartDeliveryOptions) {
   const logger = options.logger.child({ role: 'delivery' });
   const ops = options.ops ?? createOps();
-  const disabled = webhookDisableCounter(ops.registry);
   // Worker-style connection (retries forever) for the re-enqueue too: a job that schedules its
   // retry during a Redis blip waits for Redis rather than losing the retry; the sweeper backs it up.
   const connection = createRedisConnection(options.redisUrl, 'worker');
@@ -83,7 +79,7 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
     destinationSlots: createDestinationSlots(
       options.maxInFlightPerDestination ?? slotsPerDestination(options.concurrency),
     ),
-    onWebhookDisabled: (reason) => disabled.inc({ reason }),
+    onWebhookDisabled: (reason) => ops.metrics.webhooksDisabled.inc({ reason }),
   });
   const worker = consume(
     webhookDeliver,
@@ -93,18 +89,12 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
   worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, err: err.message }, 'delivery job failed'));
   await worker.waitUntilReady();
 
-  const sweepIntervalMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
+  const sweepIntervalMs = options.sweepIntervalMs ?? CONFIG_DEFAULTS.SWEEP_INTERVAL_SECONDS * 1000;
   const sweepLog = logger.child({ component: 'delivery-sweeper' });
   const sweeper = startPeriodic({ name: 'delivery sweep', intervalMs: sweepIntervalMs, logger: sweepLog }, (signal) =>
-    sweepLostDeliveryJobs(
-      {
-        db: options.db,
-        queues,
-        logger: sweepLog,
-        graceMs: options.sweepGraceMs ?? sweepIntervalMs,
-        organizationId: options.sweepOrganizationId,
-      },
-      signal,
+    sweepDeliveries(
+      { db: options.db, queues, logger: sweepLog },
+      { graceMs: options.sweepGraceMs ?? sweepIntervalMs, organizationId: options.sweepOrganizationId, signal },
     ),
   );
   const unready = [

@@ -1,4 +1,4 @@
-import { findDelivery } from '@botfleet/db';
+import { findDelivery } from '@botfleet/db/testing';
 import { startReceiver, waitUntil, type TestReceiver } from '@botfleet/testkit';
 import { createDeliveryFixture, type DeliveryFixture } from './testing/delivery-fixture';
 
@@ -32,7 +32,8 @@ it('stop() gives up on a hung attempt at its deadline; the attempt keeps its lea
 
   const started = Date.now();
   await role.stop();
-  expect(Date.now() - started).toBeLessThan(5_000);
+  // Generous for a loaded machine, and far below the attempt's own 30 s timeout.
+  expect(Date.now() - started).toBeLessThan(15_000);
   // Still pending, due only after the lease, so no sweeper retries it while it may be in flight.
   const row = await deliveryRow(deliveryId);
   expect(row).toMatchObject({ status: 'pending', attemptCount: 0 });

@@ -1,17 +1,15 @@
 import type { Logger, SecretBox } from '@botfleet/core';
 import {
-  abandonDelivery,
-  claimDeliveryAttempt,
   clearWebhookFailing,
   disableWebhook,
   findDeliveryForAttempt,
   noteWebhookFailing,
-  recordDeliveryAttempt,
   type DeliveryForAttempt,
   type DeliveryOutcome,
   type PrismaClient,
 } from '@botfleet/db';
-import { webhookDeliver, type Queues, type WebhookDeliverPayload } from '@botfleet/queue';
+import { abandonDelivery, claimDeliveryAttempt, recordDeliveryAttempt } from '@botfleet/engine';
+import type { Queues, WebhookDeliverPayload } from '@botfleet/queue';
 import {
   deliverWebhook,
   retryDelayMs,
@@ -22,7 +20,6 @@ import {
 import { DelayedError, type Job } from 'bullmq';
 import { destinationOf, type DestinationSlots } from './destination-slots';
 import { openCredentials, UnreadableSecretError } from './open-credentials';
-import type { WebhookDisableReason } from './webhook-disable-metrics';
 
 /*
  * Retries are explicit: after a failed attempt the processor writes nextAttemptAt on the row and
@@ -35,7 +32,10 @@ import type { WebhookDisableReason } from './webhook-disable-metrics';
  * - A change of WEBHOOK_RETRY_DELAYS_MS applies to deliveries already in flight.
  */
 
-export interface ProcessorDeps {
+/** Why the delivery role disabled a webhook: the receiver answered 410, or only failed for days. */
+export type WebhookDisableReason = 'gone' | 'failing';
+
+export interface WebhookDeliverProcessorDeps {
   db: PrismaClient;
   queues: Queues;
   logger: Logger;
@@ -71,13 +71,13 @@ export type AttemptOutcome = 'delivered' | 'retry' | 'failed';
 const CLOCK_SKEW_TOLERANCE_MS = 1_000;
 
 /** Registered with `consume(webhookDeliver, ...)`, which parses the payload first. */
-export function createWebhookDeliverProcessor(deps: ProcessorDeps) {
+export function createWebhookDeliverProcessor(deps: WebhookDeliverProcessorDeps) {
   return ({ deliveryId }: WebhookDeliverPayload, job?: Job<unknown>, token?: string): Promise<void> =>
     attemptDelivery(deps, deliveryId, job && token ? { job, token } : undefined);
 }
 
 async function attemptDelivery(
-  deps: ProcessorDeps,
+  deps: WebhookDeliverProcessorDeps,
   deliveryId: string,
   owner?: { job: Job<unknown>; token: string },
 ): Promise<void> {
@@ -89,7 +89,7 @@ async function attemptDelivery(
   }
   if (delivery.webhookDisabledAt) {
     // Disabled after this delivery was created: nothing more is sent until a PUT enables it.
-    await abandonDelivery(deps.db, deliveryId, 'webhook disabled');
+    await abandonDelivery(deps, deliveryId, 'webhook disabled');
     log.info({ botId: delivery.botId }, 'webhook is disabled; delivery dropped');
     return;
   }
@@ -107,7 +107,7 @@ async function attemptDelivery(
 }
 
 async function attemptClaimed(
-  deps: ProcessorDeps,
+  deps: WebhookDeliverProcessorDeps,
   delivery: DeliveryForAttempt,
   log: Logger,
   release: (() => void) | undefined,
@@ -122,7 +122,7 @@ async function attemptClaimed(
   }
   // The lease covers the worst case of one attempt: login, post, re-login, post.
   const leaseUntil = new Date(now + 4 * deps.timeoutMs + 30_000);
-  const claimed = await claimDeliveryAttempt(deps.db, {
+  const claimed = await claimDeliveryAttempt(deps, {
     deliveryId,
     attemptCount: delivery.attemptCount,
     nextAttemptAt: delivery.nextAttemptAt,
@@ -149,7 +149,8 @@ async function attemptClaimed(
       ? { status: 'failed' }
       : { status: 'pending', nextAttemptAt: new Date(Date.now() + delayMs) };
 
-  const recorded = await recordDeliveryAttempt(deps.db, {
+  // The engine enqueues the next attempt once the record committed; a lost enqueue is the sweeper's.
+  const recorded = await recordDeliveryAttempt(deps, {
     deliveryId,
     number,
     startedAt,
@@ -175,9 +176,7 @@ async function attemptClaimed(
       `webhook disabled: ${disableFor.message}`,
     );
   }
-  // Written to the row first, enqueued second: if this enqueue is lost, the sweeper re-creates it.
-  if (outcome.status === 'pending' && delayMs !== null) {
-    await webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: number + 1 }, { delay: delayMs });
+  if (outcome.status === 'pending') {
     log.info({ attempt: number, retryInMs: delayMs }, 'webhook attempt failed; retry scheduled');
   } else if (outcome.status === 'failed') {
     log.warn({ attempts: number, lastError: result.error }, 'webhook delivery failed for good');
@@ -185,7 +184,11 @@ async function attemptClaimed(
 }
 
 /** One attempt; configuration problems come back as a failed result so they are recorded. */
-async function sendOnce(deps: ProcessorDeps, delivery: DeliveryForAttempt, log: Logger): Promise<DeliveryResult> {
+async function sendOnce(
+  deps: WebhookDeliverProcessorDeps,
+  delivery: DeliveryForAttempt,
+  log: Logger,
+): Promise<DeliveryResult> {
   let credentials;
   try {
     credentials = openCredentials(delivery, deps.secretBox);
@@ -224,7 +227,7 @@ async function sendOnce(deps: ProcessorDeps, delivery: DeliveryForAttempt, log: 
  * without a success in between for `disableAfterMs`. Null while it is still worth retrying.
  */
 async function disableReason(
-  deps: ProcessorDeps,
+  deps: WebhookDeliverProcessorDeps,
   delivery: DeliveryForAttempt,
   result: DeliveryResult,
   startedAt: Date,

@@ -1,4 +1,4 @@
-import { findStoredManifest } from '@botfleet/db';
+import { findStoredManifest, noteWebhookFailing } from '@botfleet/db';
 import { startReceiver, waitUntil, type TestReceiver } from '@botfleet/testkit';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
@@ -25,8 +25,9 @@ beforeAll(async () => {
     const next = script.get(req.url)?.shift();
     res.writeHead(next?.status ?? 200, next?.headers ?? {}).end(next ? 'no' : 'ok');
   });
-  // 300 ms between attempts, 4 attempts in all; failures for 1.5 s disable a webhook.
-  await f.startRole({ retryDelaysMs: [300, 300, 300], disableAfterMs: 1_500, concurrency: 4 });
+  // 300 ms between attempts, 4 attempts in all; failures for 1.5 s disable a webhook; a silent
+  // receiver holds an attempt for 10 s (far longer than a loaded machine takes to deliver).
+  await f.startRole({ retryDelaysMs: [300, 300, 300], disableAfterMs: 1_500, concurrency: 4, timeoutMs: 10_000 });
 });
 afterAll(async () => {
   await f.close();
@@ -124,15 +125,15 @@ it('keeps another organization out (404) and a read key from changing anything (
   expect(hits('/private')).toHaveLength(before);
 });
 
-it('waits as long as Retry-After says on a 429, even with 300 ms retry delays', async () => {
-  script.set('/busy', [{ status: 429, headers: { 'retry-after': '2' } }]);
+it('caps a 429’s Retry-After at the longest retry delay: with 300 ms delays, `Retry-After: 60` waits no minute', async () => {
+  script.set('/busy', [{ status: 429, headers: { 'retry-after': '60' } }]);
   const botId = await f.newBot({ url: `${receiver.url}/busy`, auth: 'none' });
   const { executionId, deliveryId } = await f.completeRun(botId, { n: 1 });
+  // finalDelivery gives up after 15 s: an uncapped Retry-After would still be waiting then.
   const done = await finalDelivery(executionId, deliveryId);
   expect(done).toMatchObject({ status: 'succeeded', attemptCount: 2 });
   const [first, second] = arrivals.get('/busy')!;
-  expect(second! - first!).toBeGreaterThanOrEqual(2_000);
-  expect(second! - first!).toBeLessThan(4_000);
+  expect(second! - first!).toBeLessThan(15_000);
 });
 
 it('disables the webhook at once on 410 Gone, sends nothing more, and a PUT enables it again', async () => {
@@ -160,7 +161,7 @@ it('disables the webhook at once on 410 Gone, sends nothing more, and a PUT enab
     .set(write())
     .send({ webhook: manifest.webhook });
   expect(put.status).toBe(200);
-  expect(put.body.webhook).toEqual(webhook);
+  expect(put.body.webhook).toEqual({ ...webhook, events: ['execution.completed'] });
   expect((await findStoredManifest(f.h.db, botId))!.webhookDisabledAt).toBeNull();
   const again = await f.completeRun(botId, { n: 3 });
   expect(await finalDelivery(again.executionId, again.deliveryId)).toMatchObject({ status: 'succeeded' });
@@ -172,11 +173,14 @@ it('disables a webhook whose deliveries failed for WEBHOOK_DISABLE_AFTER_DAYS, a
     Array.from({ length: 20 }, () => ({ status: 500 })),
   );
   const botId = await f.newBot({ url: `${receiver.url}/down`, auth: 'none' });
-  const first = await f.completeRun(botId, { n: 1 });
-  await finalDelivery(first.executionId, first.deliveryId);
-  const second = await f.completeRun(botId, { n: 2 });
-  const ended = await finalDelivery(second.executionId, second.deliveryId);
-  expect(ended.status).toBe('failed');
+  // The streak started a minute ago, far past the role's 1.5 s: the next failure disables the
+  // webhook, however long this machine takes to get there (no race against the clock).
+  await noteWebhookFailing(f.h.db, botId, new Date(Date.now() - 60_000));
+  const deliveries = [await f.completeRun(botId, { n: 1 }), await f.completeRun(botId, { n: 2 })];
+  // One fails and disables the webhook; the other, pending then, is failed with it.
+  for (const { executionId, deliveryId } of deliveries) {
+    expect((await finalDelivery(executionId, deliveryId)).status).toBe('failed');
+  }
   const manifest = await waitUntil(
     async () => (await manifestOf(botId)).webhook.disabledAt && (await manifestOf(botId)),
     {
@@ -192,15 +196,15 @@ it('does not let a receiver that never answers delay deliveries to another recei
   try {
     const slowBot = await f.newBot({ url: `${silent.url}/never`, auth: 'none' });
     const fastBot = await f.newBot({ url: `${receiver.url}/fast`, auth: 'none' });
-    // More silent deliveries than the role has slots (4; attempts time out after 2 s).
+    // More silent deliveries than the role has slots (4; attempts time out after 10 s).
     for (let i = 0; i < 6; i++) await f.completeRun(slowBot, { i });
-    await waitUntil(() => silent.requests.length >= 3 || undefined, { timeoutMs: 5_000, message: 'silent attempts' });
+    await waitUntil(() => silent.requests.length >= 3 || undefined, { timeoutMs: 30_000, message: 'silent attempts' });
     const started = Date.now();
     await f.completeRun(fastBot, { fast: true });
     await waitUntil(() => hits('/fast').length === 1 || undefined, { timeoutMs: 10_000, message: 'the fast delivery' });
     const waited = Date.now() - started;
-    // Well under the 2 s the silent receiver holds each of its attempts.
-    expect(waited).toBeLessThan(1_000);
+    // Well under the 10 s the silent receiver holds each of its attempts: it waited for no slot.
+    expect(waited).toBeLessThan(5_000);
   } finally {
     await silent.close();
   }

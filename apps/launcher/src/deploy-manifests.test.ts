@@ -166,3 +166,25 @@ describe('Docker Compose', () => {
     }
   });
 });
+
+describe('the Dockerfile', () => {
+  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+  const rootManifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
+
+  it("copies every workspace's package.json before `npm ci`, so the image installs each of them", () => {
+    // The lockfile lists every workspace; one whose package.json is missing there breaks `npm ci`
+    // in the image (and only there: no test here builds it without a Docker engine).
+    const workspaces = rootManifest.workspaces.flatMap((pattern) => {
+      const parent = pattern.replace(/\/\*$/, '');
+      const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+        packages: Record<string, { link?: boolean }>;
+      };
+      return Object.keys(lock.packages).filter(
+        (path) => path.startsWith(`${parent}/`) && !path.includes('node_modules'),
+      );
+    });
+    expect(workspaces.length).toBeGreaterThan(0);
+    const beforeInstall = dockerfile.slice(0, dockerfile.indexOf('RUN npm ci'));
+    for (const workspace of workspaces) expect(beforeInstall).toContain(`COPY ${workspace}/package.json ${workspace}/`);
+  });
+});

@@ -115,6 +115,7 @@ async function main(): Promise<void> {
       retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
       closeTimeoutMs: budget.drainMs,
       disableAfterMs: env.WEBHOOK_DISABLE_AFTER_DAYS * 86_400_000,
+      sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
     });
     started.push(delivery);
   }
@@ -123,6 +124,7 @@ async function main(): Promise<void> {
     const scheduler = await schedulerRole.start({
       ...common,
       executionRetentionDays: env.EXECUTION_RETENTION_DAYS,
+      maxPendingExecutionsPerOrg: env.MAX_PENDING_EXECUTIONS_PER_ORG,
       closeTimeoutMs: Math.min(10_000, budget.drainMs),
     });
     started.push(scheduler);

@@ -151,7 +151,9 @@ it('after Redis lost the schedule, the reconciler fires one run at once for the 
   const [collapsed, next] = rows.map((row) => row.scheduledFor!.getTime());
   // Fired at once (not at the next */5 occurrence, and not once per missed occurrence) ...
   expect(collapsed).toBeGreaterThanOrEqual(restartedAt);
-  expect(collapsed).toBeLessThan(restartedAt + 2_000);
+  // Off the pattern is what tells "at once" from "at the next occurrence"; the bound only leaves a
+  // loaded machine time to start the scheduler and run its reconcile pass.
+  expect(collapsed).toBeLessThan(restartedAt + 10_000);
   expect(collapsed! % 5_000).not.toBe(0); // off the pattern (1 chance in 5,000 that it lands on it)
   // ... then back on the pattern.
   expect(next! % 5_000).toBe(0);

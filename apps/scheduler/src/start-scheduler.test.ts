@@ -23,9 +23,10 @@ it('starts and stops within its deadlines while Redis is unreachable, logging in
       logger,
       closeTimeoutMs: 1_000,
     });
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Generous for a loaded machine; what it rules out is waiting for Redis for ever.
+    expect(Date.now() - started).toBeLessThan(20_000);
     await scheduler.stop();
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(Date.now() - started).toBeLessThan(30_000);
   } finally {
     await db.$disconnect();
   }

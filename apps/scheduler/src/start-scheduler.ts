@@ -14,7 +14,14 @@ import {
 } from '@botfleet/queue';
 import { reconcileSchedules } from './reconcile';
 import { deleteExpiredExecutionsPass } from './retention';
-import { createTickProcessor } from './tick.processor';
+import { createScheduleTickProcessor } from './schedule-tick.processor';
+
+/** The metric label of each way a slot fires no run. */
+const SKIP_REASONS = {
+  skipped: 'disarmed',
+  'overlap-skipped': 'overlap',
+  'pending-cap-skipped': 'pending_cap',
+} as const;
 
 export interface SchedulerOptions {
   db: PrismaClient;
@@ -43,6 +50,8 @@ export interface SchedulerOptions {
   retentionOrganizationId?: string;
   /** The process's metrics and readiness checks (the launcher's); a private set when omitted. */
   ops?: Ops;
+  /** MAX_PENDING_EXECUTIONS_PER_ORG: a slot past the organization's pending cap fires nothing (default 10,000). */
+  maxPendingExecutionsPerOrg?: number;
 }
 
 /**
@@ -75,8 +84,9 @@ async function startSchedulerRole(options: SchedulerOptions) {
   }
   const queues = createQueues(producerRedis, options.queuePrefix);
   const deps = { db: options.db, queues, logger };
+  const settings = { maxPendingExecutionsPerOrg: options.maxPendingExecutionsPerOrg };
 
-  const processTick = createTickProcessor(deps);
+  const processTick = createScheduleTickProcessor({ ...deps, settings });
   const worker = consume(
     scheduleTick,
     { connection: workerRedis, prefix: options.queuePrefix, concurrency: options.concurrency ?? 10, logger },
@@ -85,7 +95,11 @@ async function startSchedulerRole(options: SchedulerOptions) {
       const slot = tickSlotOf(job.id, schedulerIdOf(payload.botId));
       if (slot !== null && job.attemptsMade === 0)
         ops.metrics.scheduleLag.observe(Math.max(0, Date.now() - slot) / 1000);
-      return processTick(payload, job);
+      return processTick(payload, job).then((outcome) => {
+        if (outcome === 'skipped' || outcome === 'overlap-skipped' || outcome === 'pending-cap-skipped')
+          ops.metrics.scheduleTicksSkipped.inc({ reason: SKIP_REASONS[outcome] });
+        return outcome;
+      });
     },
   );
   worker.on('failed', (job, err) =>

@@ -1,4 +1,4 @@
-import { countExecutionsByStatus } from '@botfleet/db';
+import { countExecutionsByStatus } from '@botfleet/db/testing';
 import { createOps } from '@botfleet/ops';
 import { startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/testkit';
 import request from 'supertest';

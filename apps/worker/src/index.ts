@@ -1,2 +1,1 @@
 export * from './start-worker';
-export { sweepExecutions } from './sweep-executions';

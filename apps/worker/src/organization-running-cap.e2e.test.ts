@@ -1,4 +1,4 @@
-import { countExecutionsByStatus } from '@botfleet/db';
+import { countExecutionsByStatus } from '@botfleet/db/testing';
 import { startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/testkit';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

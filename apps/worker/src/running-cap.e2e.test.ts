@@ -1,4 +1,4 @@
-import { countExecutionsByStatus } from '@botfleet/db';
+import { countExecutionsByStatus } from '@botfleet/db/testing';
 import { startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/testkit';
 import request from 'supertest';
 import { createE2eHarness, type E2eHarness } from './testing/e2e-harness';

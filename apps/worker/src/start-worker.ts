@@ -1,5 +1,13 @@
-import { defineRole, settlesWithin, startPeriodic, type ArtifactUrlSettings, type Logger } from '@botfleet/core';
+import {
+  CONFIG_DEFAULTS,
+  defineRole,
+  settlesWithin,
+  startPeriodic,
+  type ArtifactUrlSettings,
+  type Logger,
+} from '@botfleet/core';
 import { pingDatabase, type PrismaClient } from '@botfleet/db';
+import { failAbandonedExecution, sweepExecutions } from '@botfleet/engine';
 import { createOps, type Ops } from '@botfleet/ops';
 import {
   consume,
@@ -22,8 +30,7 @@ import {
   type OutputLimits,
 } from '@botfleet/runner';
 import { listenForCancellations } from './cancellations';
-import { createExecutionProcessor, DEFAULT_MAX_INFRA_RETRIES, failAbandonedExecution } from './execution-processor';
-import { sweepExecutions } from './sweep-executions';
+import { createExecutionRunProcessor } from './execution-run.processor';
 
 export interface WorkerOptions {
   db: PrismaClient;
@@ -67,9 +74,6 @@ export interface WorkerOptions {
   outputLimits?: OutputLimits;
 }
 
-/** BROWSER_RECYCLE_AFTER_RUNS when not told otherwise. */
-const DEFAULT_BROWSER_RECYCLE_AFTER_RUNS = 500;
-
 /** Runs stopped at the drain deadline get this long to go back to the queue. */
 const HAND_BACK_TIMEOUT_MS = 5_000;
 
@@ -94,14 +98,14 @@ async function startWorkerRole(options: WorkerOptions) {
     egressProxyUrl: egressProxy?.url,
     logger: log,
     onRestart: (reason) => ops.metrics.browserRestarts.inc({ reason }),
-    recycleAfterRuns: options.browserRecycleAfterRuns ?? DEFAULT_BROWSER_RECYCLE_AFTER_RUNS,
+    recycleAfterRuns: options.browserRecycleAfterRuns ?? CONFIG_DEFAULTS.BROWSER_RECYCLE_AFTER_RUNS,
     maxRssMb: options.browserMaxRssMb,
   });
   const cancellations = await listenForCancellations(options.redisUrl, options.queuePrefix, log);
 
   const shutdown = new AbortController();
-  const maxInfraRetries = options.maxInfraRetries ?? DEFAULT_MAX_INFRA_RETRIES;
-  const processor = createExecutionProcessor({
+  const maxInfraRetries = options.maxInfraRetries ?? CONFIG_DEFAULTS.EXECUTION_MAX_INFRA_RETRIES;
+  const processor = createExecutionRunProcessor({
     db,
     queues,
     logger: log,
@@ -126,8 +130,8 @@ async function startWorkerRole(options: WorkerOptions) {
       prefix: options.queuePrefix,
       logger: log,
       concurrency: options.concurrency,
-      lockDuration: options.lockDurationMs ?? 30_000,
-      stalledInterval: options.stalledIntervalMs ?? 30_000,
+      lockDuration: options.lockDurationMs ?? CONFIG_DEFAULTS.EXECUTION_LOCK_SECONDS * 1000,
+      stalledInterval: options.stalledIntervalMs ?? CONFIG_DEFAULTS.STALLED_CHECK_SECONDS * 1000,
       // A stalled job (its worker died) goes back to the queue and its next claim counts an
       // infrastructure retry on the row (claimExecution). BullMQ's own limit sits one above, so
       // the row's count always decides, and the run fails with infrastructure_failure rather than
@@ -138,19 +142,27 @@ async function startWorkerRole(options: WorkerOptions) {
   );
   worker.on('failed', (job, err) => {
     if (job && job.attemptsMade < (job.opts.attempts ?? 1) && !/stalled/i.test(err.message)) return;
-    failAbandonedExecution(db, job, err.message).catch((e: unknown) =>
+    failAbandonedExecution({ db, queues, logger: log }, job, err.message).catch((e: unknown) =>
       log.error({ err: (e as Error).message }, 'could not fail abandoned execution'),
     );
   });
 
   const sweeper = startPeriodic(
-    { name: 'execution sweep', intervalMs: options.sweepIntervalMs ?? 30_000, runAtStart: true, logger: log },
+    {
+      name: 'execution sweep',
+      intervalMs: options.sweepIntervalMs ?? CONFIG_DEFAULTS.SWEEP_INTERVAL_SECONDS * 1000,
+      runAtStart: true,
+      logger: log,
+    },
     (signal) =>
-      sweepExecutions(db, queues, log, {
-        pendingGraceMs: options.pendingGraceMs ?? 15_000,
-        organizationId: options.sweepOrganizationId,
-        signal,
-      }),
+      sweepExecutions(
+        { db, queues, logger: log },
+        {
+          pendingGraceMs: options.pendingGraceMs ?? 15_000,
+          organizationId: options.sweepOrganizationId,
+          signal,
+        },
+      ),
   );
   // Profiles of browsers that died with an earlier, killed worker; ours is launched after this.
   removeOrphanedProfiles()

@@ -1,4 +1,4 @@
-import { ConfigError, parseEnv } from './config';
+import { CONFIG_DEFAULTS, ConfigError, parseEnv } from './config';
 
 describe('parseEnv', () => {
   it('applies the documented defaults', () => {
@@ -18,6 +18,11 @@ describe('parseEnv', () => {
       OPS_PORT: 9464,
       SHUTDOWN_GRACE_SECONDS: 30,
     });
+  });
+
+  it('offers the defaults as CONFIG_DEFAULTS, the values a role started without settings takes', () => {
+    expect(CONFIG_DEFAULTS).toEqual(parseEnv({}));
+    expect(CONFIG_DEFAULTS).toMatchObject({ BROWSER_RECYCLE_AFTER_RUNS: 500, EXECUTION_MAX_INFRA_RETRIES: 3 });
   });
 
   it('caps pending runs per organization at 10,000 and leaves the running cap and RSS check off by default', () => {

@@ -136,3 +136,10 @@ export function parseEnv(env: Record<string, string | undefined>): Env {
   }
   return result.data;
 }
+
+/**
+ * Every setting as it is when the environment leaves it unset: the one home of the defaults. A
+ * role or package started without a value (tests, tools) takes it from here, never from a literal
+ * of its own, so changing a default here changes it everywhere.
+ */
+export const CONFIG_DEFAULTS: Env = parseEnv({});

@@ -1,5 +1,4 @@
 import { cronProblem, cronRunsAfter, isTimeZone, nextRunAfter, scheduleSpecOf, upcomingRuns } from './cron-schedule';
-import { createPutScheduleSchema } from './schemas/schedule';
 
 const iso = (runs: number[]) => runs.map((ms) => new Date(ms).toISOString());
 const at = (isoTime: string) => new Date(isoTime);
@@ -100,21 +99,5 @@ describe('cron validation', () => {
   it('knows IANA zones', () => {
     expect(isTimeZone('America/New_York')).toBe(true);
     expect(isTimeZone('Mars/Olympus_Mons')).toBe(false);
-  });
-
-  it('names the field in the PUT body', () => {
-    const schema = createPutScheduleSchema(60);
-    const paths = (body: unknown) => {
-      const result = schema.safeParse(body);
-      return result.success ? [] : result.error.issues.map((i) => i.path.join('.'));
-    };
-    expect(paths({ cron: '0 9 * * 1-5', timezone: 'Europe/Paris', active: true })).toEqual([]);
-    expect(paths({ interval: 60, active: true, overlap: 'allow', params: { city: 'Oslo' } })).toEqual([]);
-    expect(paths({ cron: 'every day', active: true })).toEqual(['cron']);
-    expect(paths({ cron: '0 9 * * *', timezone: 'Europe/Nowhere', active: true })).toEqual(['timezone']);
-    expect(paths({ interval: 60, cron: '0 9 * * *', active: true })).toEqual(['cron']);
-    expect(paths({ active: true })).toEqual(['interval']);
-    expect(paths({ interval: 10, active: true })).toEqual(['interval']);
-    expect(paths({ interval: 60, active: true, overlap: 'queue' })).toEqual(['overlap']);
   });
 });

@@ -1,40 +1,29 @@
-/** Every error code the API can answer with, and the HTTP status it maps to. */
-export const ERROR_STATUS = {
-  /** Body, query or path failed validation; `details` lists `{ path, message }`. */
-  validation_error: 400,
-  /** The body is not JSON. */
-  invalid_json: 400,
-  /** A trigger `params` key that the manifest does not define. */
-  unknown_parameter: 400,
-  /** A trigger param of the wrong type, or a required one missing. */
-  invalid_parameter: 400,
-  /** A Chrome Recorder recording with a step botfleet cannot run; `details` names each (`steps.4`). */
-  invalid_recording: 400,
-  /** A request malformed below the level of fields (e.g. a body that fails to decompress). */
-  bad_request: 400,
-  /** No, malformed, unknown or revoked API key. */
-  unauthorized: 401,
-  /** The key lacks the permission. */
-  forbidden: 403,
-  /** No such resource, or it belongs to another organization. */
-  not_found: 404,
-  /** The request conflicts with the resource's state (e.g. triggering a paused bot). */
-  conflict: 409,
-  /** An operator's limit of the organization is reached (e.g. its number of API keys); `details` names it. */
-  limit_reached: 409,
-  /** The client took too long to send its headers or body. */
-  request_timeout: 408,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  /** The request line and headers exceed the server's limit (16 KiB). */
-  request_header_too_large: 431,
-  internal_error: 500,
-  /** A dependency (database, Redis) is down. */
-  unavailable: 503,
-} as const;
+/**
+ * Every error code the API can answer with: what went wrong, in the contract's words. Which HTTP
+ * status each one gets is the API's business (apps/api/src/http/error-status.ts).
+ */
+export const ERROR_CODES = [
+  'validation_error',
+  'invalid_json',
+  'unknown_parameter',
+  'invalid_parameter',
+  'invalid_recording',
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'limit_reached',
+  'request_timeout',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'request_header_too_large',
+  'internal_error',
+  'unavailable',
+] as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ValidationIssue {
   path: string;
@@ -51,10 +40,6 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.code = code;
     this.details = details;
-  }
-
-  get status(): number {
-    return ERROR_STATUS[this.code];
   }
 }
 

@@ -42,3 +42,16 @@ export async function withTimeout<T>(work: Promise<T>, ms: number, message: stri
     clearTimeout(timer);
   }
 }
+
+/**
+ * The first of `candidates` to settle, or `onDeadline` once `ms` passed, whichever comes first;
+ * the timer is cleared either way, so a run that ends early leaves no timer behind.
+ */
+export async function firstOrDeadline<T>(candidates: Promise<T>[], ms: number, onDeadline: T): Promise<T> {
+  const deadline = after(ms, onDeadline);
+  try {
+    return await Promise.race([...candidates, deadline.promise]);
+  } finally {
+    deadline.cancel();
+  }
+}

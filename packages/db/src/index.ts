@@ -21,5 +21,5 @@ export * from './generated/prisma/enums';
 export { migrate, PRISMA_MIGRATION_LOCK_KEY, type MigrateOptions, type MigrationLogger } from './migrator';
 export { findMigrationsDir } from './migrations-dir';
 export { createDatabaseIfMissing } from './create-database';
-export { isUniqueViolation } from './database-errors';
+export { isUniqueViolation, translateDatabaseError } from './database-errors';
 export * from './repositories';

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Db } from './client';
+import { statementName } from './statement-names';
 
 /**
  * The hottest statements (one per API request on the busiest routes) skip Prisma's query
@@ -21,7 +21,7 @@ export function registerPool(client: object, pool: Pool): void {
 }
 
 export function preparedStatement(text: string): PreparedStatement {
-  return { name: `bf_hot_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+  return { name: statementName(text), text };
 }
 
 /**

@@ -1,4 +1,5 @@
-import { createStatementNamer } from './statement-names';
+import { preparedStatement } from './prepared-statement';
+import { createStatementNamer, statementName } from './statement-names';
 
 describe('createStatementNamer', () => {
   it('gives a text the same name every time, and other texts other names', () => {
@@ -17,5 +18,12 @@ describe('createStatementNamer', () => {
     name({ sql: 'b' });
     expect(name({ sql: 'c' })).toBe('');
     expect(name({ sql: 'a' })).toBe(a);
+  });
+});
+
+describe('statementName', () => {
+  it('is the one scheme: Prisma’s queries and the hot statements name a text alike', () => {
+    expect(preparedStatement('SELECT 1').name).toBe(statementName('SELECT 1'));
+    expect(createStatementNamer()({ sql: 'SELECT 1' })).toBe(statementName('SELECT 1'));
   });
 });

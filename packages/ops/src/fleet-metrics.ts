@@ -38,6 +38,12 @@ export function createFleetMetrics(registry: Registry) {
       labelNames: ['outcome'] as const,
       registers,
     }),
+    webhooksDisabled: new Counter({
+      name: 'botfleet_webhooks_disabled_total',
+      help: 'Webhooks disabled by the delivery role, by reason (gone: 410; failing: WEBHOOK_DISABLE_AFTER_DAYS)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
     webhookDeliveryDuration: new Histogram({
       name: 'botfleet_webhook_delivery_duration_seconds',
       help: 'Duration of one webhook delivery attempt (login, sign, POST)',
@@ -48,6 +54,12 @@ export function createFleetMetrics(registry: Registry) {
       name: 'botfleet_schedule_lag_seconds',
       help: 'Delay between a schedule slot and the tick that handled it',
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers,
+    }),
+    scheduleTicksSkipped: new Counter({
+      name: 'botfleet_schedule_ticks_skipped_total',
+      help: 'Schedule slots that fired no run, by reason (disarmed: bot gone, paused or schedule off; overlap; pending_cap)',
+      labelNames: ['reason'] as const,
       registers,
     }),
     httpRequests: new Counter({

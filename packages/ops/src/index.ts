@@ -1,5 +1,6 @@
 export * from './ops';
 export * from './ops-server';
+export * from './probes';
 export * from './fleet-metrics';
 export * from './queue-depth';
 export * from './readiness';

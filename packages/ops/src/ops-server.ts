@@ -1,6 +1,7 @@
 import type { Logger } from '@botfleet/core';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Ops } from './ops';
+import { answerProbe, isProbePath } from './probes';
 
 export interface OpsServer {
   /** The port it listens on (the one asked for, or the one picked for port 0). */
@@ -12,7 +13,7 @@ export interface OpsServer {
  * The ops endpoints every role serves on OPS_PORT, apart from the API's own port so probes and
  * scrapes work the same for every role and never compete with API traffic or its rate limit:
  * GET /healthz (the process answers), /readyz (its dependencies answer), /metrics (Prometheus).
- * The bodies are the API's: `{"status":"ok"}`, and the error envelope with code `unavailable`.
+ * The probes are answered by probes.ts, as on the API's port.
  */
 export async function startOpsServer(options: {
   port: number;
@@ -51,20 +52,17 @@ export async function startOpsServer(options: {
 }
 
 async function handle(ops: Ops, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0];
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
     return sendJson(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} is not allowed` } });
   }
+  if (isProbePath(path)) {
+    const answer = await answerProbe(path, ops.readiness);
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    return sendJson(res, answer.status, answer.body);
+  }
   switch (path) {
-    case '/healthz':
-      return sendJson(res, 200, { status: 'ok' });
-    case '/readyz': {
-      const { ready, checks } = await ops.readiness.run();
-      if (ready) return sendJson(res, 200, { status: 'ok', checks });
-      res.setHeader('Retry-After', '5');
-      return sendJson(res, 503, { error: { code: 'unavailable', message: 'Not ready', details: checks } });
-    }
     case '/metrics': {
       const body = await ops.registry.metrics();
       res.writeHead(200, { 'Content-Type': ops.registry.contentType, 'Cache-Control': 'no-store' });

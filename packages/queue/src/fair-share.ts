@@ -1,5 +1,6 @@
 import { withTimeout } from '@botfleet/core';
 import { PRIORITY_LIMIT } from 'bullmq';
+import { bullmqWaitingKeys } from './bullmq-keys';
 import { executionRun } from './jobs/execution-run';
 import { luaScript } from './lua-script';
 import type { Queues } from './queues';
@@ -22,7 +23,10 @@ import type { Queues } from './queues';
 
 const ENQUEUE_TIMEOUT_MS = 3_000;
 
-/** Hands out `n` consecutive tags for an organization; returns the first. */
+/**
+ * Hands out `n` consecutive tags for an organization; returns the first. KEYS[3..5] are BullMQ's
+ * prioritized (zset), delayed (zset) and wait (list) keys, as bullmq-keys.ts names them.
+ */
 const ASSIGN_TAGS = luaScript(`
 local clock = tonumber(redis.call('GET', KEYS[1]) or '0')
 if redis.call('ZCARD', KEYS[3]) == 0 and redis.call('ZCARD', KEYS[4]) == 0 and redis.call('LLEN', KEYS[5]) == 0 then
@@ -42,17 +46,10 @@ local tag = tonumber(ARGV[1])
 if tag > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], tag) end
 return 0`);
 
+/** Our two keys beside the queue, and BullMQ's own that hold waiting runs (bullmq-keys.ts). */
 function fairKeys(queues: Queues) {
-  const queue = queues.get(executionRun.queue);
   const base = `${queues.prefix}:${executionRun.queue}:fair`;
-  return {
-    queue,
-    clock: `${base}:clock`,
-    last: `${base}:last`,
-    prioritized: queue.keys.prioritized!,
-    delayed: queue.keys.delayed!,
-    wait: queue.keys.wait!,
-  };
+  return { clock: `${base}:clock`, last: `${base}:last`, ...bullmqWaitingKeys(queues.get(executionRun.queue)) };
 }
 
 /** The priority (start tag) of each of `count` new runs of the organization, in order. */

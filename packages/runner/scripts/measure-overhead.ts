@@ -63,7 +63,8 @@ async function main(): Promise<void> {
       program,
     });
     // A failing run (and its screenshot) would time the wrong thing.
-    if (outcome.status !== 'completed') throw new Error(`run failed: ${outcome.error}`);
+    if (outcome.status !== 'completed')
+      throw new Error(`run failed: ${outcome.status === 'cancelled' ? 'cancelled' : outcome.error}`);
   };
 
   const bare = (waitUntil: 'load' | 'domcontentloaded', extract: boolean) => async () => {

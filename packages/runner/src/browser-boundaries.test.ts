@@ -1,4 +1,4 @@
-import { indexSteps, type Capabilities, type StepInput } from '@botfleet/core';
+import { indexSteps, type Capabilities, type RunOutcome, type StepInput } from '@botfleet/core';
 import { waitUntil } from '@botfleet/testkit';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { generateScript } from './codegen';
-import { runExecution, type ExecutionOutcome, type ExecutionProgram } from './run-execution';
+import { runExecution, type ExecutionProgram } from './run-execution';
 import { runSandboxedScript } from './sandbox';
 import { runSteps } from './step-interpreter';
 import { createMemorySession, useBrowserFixture, type MemorySession } from './testing';
@@ -71,7 +71,7 @@ function run(
     capabilities?: Capabilities;
     program?: ExecutionProgram;
   } = {},
-): Promise<ExecutionOutcome> {
+): Promise<RunOutcome> {
   return runExecution({
     browserHost: fixture.host,
     targetUrl: fixture.server.url('/'),
@@ -94,7 +94,7 @@ const script =
     runSandboxedScript({ source, page: p, session, timeoutMs: 15_000 });
 
 /** Everything a run left behind, as one string, to search for the secret. */
-function everything(outcome: ExecutionOutcome, session: MemorySession): string {
+function everything(outcome: RunOutcome, session: MemorySession): string {
   return JSON.stringify({
     outcome: { ...outcome, screenshot: null },
     steps: session.steps,

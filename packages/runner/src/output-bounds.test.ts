@@ -1,7 +1,7 @@
-import { CapabilitiesSchema, indexSteps, StepSchema, type StepInput } from '@botfleet/core';
+import { CapabilitiesSchema, indexSteps, StepSchema, type RunOutcome, type StepInput } from '@botfleet/core';
 import type { Page } from 'playwright-core';
 import { OutputBudget, type OutputLimits } from './output-budget';
-import { runExecution, type ExecutionOutcome, type RunExecutionOptions } from './run-execution';
+import { runExecution, type RunExecutionOptions } from './run-execution';
 import type { RunSession } from './run-session';
 import { runSandboxedScript } from './sandbox';
 import { runSteps } from './step-interpreter';
@@ -33,7 +33,7 @@ function run(
   path: string,
   program: (page: Page, session: RunSession) => Promise<unknown>,
   overrides: Partial<RunExecutionOptions> & { session?: MemorySession } = {},
-): Promise<ExecutionOutcome> {
+): Promise<RunOutcome> {
   return runExecution({
     browserHost: fixture.host,
     targetUrl: fixture.server.url(path),

@@ -1,4 +1,4 @@
-import { OutputTooLargeError } from '@botfleet/core';
+import { CONFIG_DEFAULTS, OutputTooLargeError } from '@botfleet/core';
 import type { StepResult } from './run-session';
 
 /** MAX_STEP_OUTPUT_BYTES and MAX_EXECUTION_OUTPUT_BYTES, as the worker passes them. */
@@ -9,10 +9,10 @@ export interface OutputLimits {
   maxExecutionBytes: number;
 }
 
-/** The documented defaults (docs/configuration.md): 1 MiB per step, 16 MiB per run. */
+/** The configuration's defaults (config.ts; docs/configuration.md), for a run not told otherwise. */
 export const DEFAULT_OUTPUT_LIMITS: OutputLimits = {
-  maxStepBytes: 1024 * 1024,
-  maxExecutionBytes: 16 * 1024 * 1024,
+  maxStepBytes: CONFIG_DEFAULTS.MAX_STEP_OUTPUT_BYTES,
+  maxExecutionBytes: CONFIG_DEFAULTS.MAX_EXECUTION_OUTPUT_BYTES,
 };
 
 /** The JSON text of `value`, as it would be stored, in UTF-8 bytes (undefined counts as null). */

@@ -1,9 +1,9 @@
-import { indexSteps, type Capabilities, type StepInput } from '@botfleet/core';
+import { indexSteps, type Capabilities, type RunOutcome, type StepInput } from '@botfleet/core';
 import { startTestProxy, waitUntil } from '@botfleet/testkit';
 import type { Page } from 'playwright-core';
 import { InfrastructureError } from './errors';
 import { createProxyPool } from './proxy-pool';
-import { runExecution, type ExecutionOutcome, type RunExecutionOptions } from './run-execution';
+import { runExecution, type RunExecutionOptions } from './run-execution';
 import { runSteps } from './step-interpreter';
 import { createMemorySession, useBrowserFixture, type MemorySession } from './testing';
 
@@ -21,7 +21,7 @@ describe('runExecution', () => {
     },
   });
 
-  function run(overrides: Partial<RunExecutionOptions> & { session?: MemorySession } = {}): Promise<ExecutionOutcome> {
+  function run(overrides: Partial<RunExecutionOptions> & { session?: MemorySession } = {}): Promise<RunOutcome> {
     return runExecution({
       browserHost: fixture.host,
       targetUrl: fixture.server.url('/'),
@@ -184,10 +184,10 @@ describe('runExecution', () => {
       const started = Date.now();
       const outcome = await run({ timeoutMs: 1500, program: () => new Promise(() => undefined) });
       const elapsed = Date.now() - started;
-      expect(outcome).toMatchObject({ status: 'failed', error: 'Execution timed out after 1.5 s', stepIndex: null });
+      expect(outcome).toMatchObject({ status: 'timed_out', error: 'Execution timed out after 1.5 s', stepIndex: null });
       expect((outcome as { screenshot: Buffer | null }).screenshot?.subarray(0, 8)).toEqual(PNG_SIGNATURE);
       expect(elapsed).toBeGreaterThanOrEqual(1500);
-      expect(elapsed).toBeLessThan(6000);
+      expect(elapsed).toBeLessThan(20_000); // generous for a loaded machine; the program hangs for ever
     });
 
     it('times out a waitFor longer than the execution, naming the step', async () => {
@@ -197,13 +197,13 @@ describe('runExecution', () => {
         timeoutMs: 2500,
         program: stepsProgram({ action: 'waitFor', ms: 1 }, { action: 'waitFor', selector: '#never', timeout: 30_000 }),
       });
-      expect(outcome).toMatchObject({ status: 'failed', error: 'Execution timed out after 2.5 s', stepIndex: 1 });
+      expect(outcome).toMatchObject({ status: 'timed_out', error: 'Execution timed out after 2.5 s', stepIndex: 1 });
       expect(session.steps.map((s) => s.status)).toEqual(['completed', 'failed']);
     });
 
     it('times out a target page that never finishes loading', async () => {
       const outcome = await run({ targetUrl: fixture.server.url('/slow'), timeoutMs: 1200 });
-      expect(outcome).toMatchObject({ status: 'failed', error: 'Execution timed out after 1.2 s', stepIndex: null });
+      expect(outcome).toMatchObject({ status: 'timed_out', error: 'Execution timed out after 1.2 s', stepIndex: null });
     });
 
     it('drops what an abandoned program does after the run ended', async () => {
@@ -226,7 +226,7 @@ describe('runExecution', () => {
           });
         },
       });
-      expect(outcome.status).toBe('failed');
+      expect(outcome.status).toBe('timed_out');
       release();
       await new Promise((resolve) => setImmediate(resolve));
       expect(session.steps).toEqual([]);
@@ -246,17 +246,9 @@ describe('runExecution', () => {
         message: 'the page should open',
       });
       controller.abort();
-      expect(await outcome).toEqual({
-        status: 'failed',
-        error: 'Execution was cancelled',
-        stepIndex: null,
-        screenshot: null,
-      });
-      expect(Date.now() - started).toBeLessThan(10_000);
-      expect(await run({ signal: AbortSignal.abort() })).toMatchObject({
-        status: 'failed',
-        error: 'Execution was cancelled',
-      });
+      expect(await outcome).toEqual({ status: 'cancelled' });
+      expect(Date.now() - started).toBeLessThan(25_000); // generous for a loaded machine; the step waits 30 s
+      expect(await run({ signal: AbortSignal.abort() })).toEqual({ status: 'cancelled' });
     });
 
     it('throws InfrastructureError when the browser dies mid-run, and the next run relaunches it', async () => {

@@ -1,11 +1,13 @@
 import {
-  after,
+  firstOrDeadline,
   judgeNavigableUrl,
   NAVIGATION_WAIT_UNTIL,
   OutputTooLargeError,
   settlesWithin,
   URL_NOT_ALLOWED,
   type Capabilities,
+  type FailedRunOutcome,
+  type RunOutcome,
 } from '@botfleet/core';
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { installAdBlocking, loadAdBlocker, type AdBlocker } from './ad-blocker';
@@ -48,10 +50,6 @@ export interface RunExecutionOptions {
   outputLimits?: OutputLimits | undefined;
 }
 
-export type ExecutionOutcome =
-  | { status: 'completed'; data: unknown }
-  | { status: 'failed'; error: string; stepIndex: number | null; screenshot: Buffer | null };
-
 /** capabilities.timeout (seconds) or the deployment default, in ms. */
 export function executionTimeoutMs(capabilities: Capabilities, defaultTimeoutSeconds: number): number {
   return (capabilities.timeout ?? defaultTimeoutSeconds) * 1000;
@@ -74,33 +72,30 @@ type Settled =
   | { kind: 'cancelled' }
   | { kind: 'disconnected' };
 
-export const CANCELLED_MESSAGE = 'Execution was cancelled';
-
 class NavigationFailed extends Error {}
 
 /**
  * Runs one execution in a fresh browser context: opens targetUrl, runs the program, and returns
- * its outcome. Bot failures (a step, the page, the timeout) come back as `failed` with a
- * screenshot; a browser that crashes or disconnects throws InfrastructureError for the worker to
- * retry. The context is always closed.
+ * its outcome. Bot failures (a step, the page) come back as `failed` and the deadline as
+ * `timed_out`, both with a screenshot; an aborted run comes back `cancelled`; a browser that
+ * crashes or disconnects throws InfrastructureError for the worker to retry. The context is
+ * always closed.
  */
-export async function runExecution(options: RunExecutionOptions): Promise<ExecutionOutcome> {
+export async function runExecution(options: RunExecutionOptions): Promise<RunOutcome> {
   const { browserHost, targetUrl, capabilities, session } = options;
   const startedAt = Date.now();
   const deadline = Math.min(session.deadline, startedAt + options.timeoutMs);
   const timedOutMessage = executionTimedOutMessage(deadline - startedAt);
-  const fail = (error: string, stepIndex: number | null = null, screenshot: Buffer | null = null): ExecutionOutcome => {
+  const fail = (error: string, stepIndex: number | null = null, screenshot: Buffer | null = null): RunOutcome => {
     session.log('error', 'runner', `Execution failed: ${error}`);
     return { status: 'failed', error, stepIndex, screenshot };
   };
+  const timedOut = (stepIndex: number | null, screenshot: Buffer | null): FailedRunOutcome => {
+    session.log('error', 'runner', `Execution failed: ${timedOutMessage}`);
+    return { status: 'timed_out', error: timedOutMessage, stepIndex, screenshot };
+  };
 
-  const cancelled = (): ExecutionOutcome => ({
-    status: 'failed',
-    error: CANCELLED_MESSAGE,
-    stepIndex: null,
-    screenshot: null,
-  });
-  if (options.signal?.aborted) return cancelled();
+  if (options.signal?.aborted) return { status: 'cancelled' };
   // A bot stored before the rule, or written around the API, still opens web pages only.
   const target = judgeNavigableUrl(targetUrl);
   if (!target.allowed) return fail(`${URL_NOT_ALLOWED}: ${target.reason}`);
@@ -139,7 +134,6 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
   const guarded = guardSession(session, deadline, budget);
   let page: Page | null = null;
   let blockedRequests = 0;
-  let hardStop: { cancel(): void } | undefined;
   let onDisconnect: (() => void) | undefined;
   let onAbort: (() => void) | undefined;
   let downloads: RunDownloads | undefined;
@@ -179,29 +173,28 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
       session.log('info', 'runner', `Opened ${targetUrl} in ${Date.now() - navigationStarted} ms`);
       return options.program(page, guarded.session);
     })();
-    const deadlineReached = after<Settled>(Math.max(0, deadline - Date.now()) + HARD_STOP_GRACE_MS, {
-      kind: 'deadline',
-    });
-    hardStop = deadlineReached;
     // Whichever comes first: the program ends, the hard deadline, the browser dies, a cancel.
-    let settled = await Promise.race<Settled>([
-      work.then(
-        (data): Settled => ({ kind: 'completed', data }),
-        (error: unknown): Settled => ({ kind: 'threw', error }),
-      ),
-      deadlineReached.promise,
-      // An output past a bound ends the run at once, whatever the program does next.
-      budget.exceeded.then((error): Settled => ({ kind: 'threw', error })),
-      new Promise<Settled>((resolve) => {
-        onDisconnect = () => resolve({ kind: 'disconnected' });
-        browser.once('disconnected', onDisconnect);
-      }),
-      new Promise<Settled>((resolve) => {
-        onAbort = () => resolve({ kind: 'cancelled' });
-        if (options.signal?.aborted) onAbort();
-        else options.signal?.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
+    let settled = await firstOrDeadline<Settled>(
+      [
+        work.then(
+          (data): Settled => ({ kind: 'completed', data }),
+          (error: unknown): Settled => ({ kind: 'threw', error }),
+        ),
+        // An output past a bound ends the run at once, whatever the program does next.
+        budget.exceeded.then((error): Settled => ({ kind: 'threw', error })),
+        new Promise<Settled>((resolve) => {
+          onDisconnect = () => resolve({ kind: 'disconnected' });
+          browser.once('disconnected', onDisconnect);
+        }),
+        new Promise<Settled>((resolve) => {
+          onAbort = () => resolve({ kind: 'cancelled' });
+          if (options.signal?.aborted) onAbort();
+          else options.signal?.addEventListener('abort', onAbort, { once: true });
+        }),
+      ],
+      Math.max(0, deadline - Date.now()) + HARD_STOP_GRACE_MS,
+      { kind: 'deadline' },
+    );
     guarded.end();
 
     // Whatever the program saw (usually "Target closed"), a dead browser is not the bot's fault.
@@ -210,7 +203,7 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
         cause: settled.kind === 'threw' ? settled.error : undefined,
       });
     }
-    if (settled.kind === 'cancelled') return cancelled();
+    if (settled.kind === 'cancelled') return { status: 'cancelled' };
     if (settled.kind === 'completed' || settled.kind === 'threw') {
       // The extracted data is stored with the run, so it counts against the run's bound too; an
       // output past a bound wins over whatever the program went on to do.
@@ -220,20 +213,21 @@ export async function runExecution(options: RunExecutionOptions): Promise<Execut
     }
 
     const screenshot = await captureFailureScreenshot(page);
-    if (settled.kind === 'deadline') return fail(timedOutMessage, null, screenshot);
+    if (settled.kind === 'deadline') return timedOut(null, screenshot);
     const { error } = settled;
     if (error instanceof OutputTooLargeError) return fail(error.message, error.stepIndex, screenshot);
     if (error instanceof StepFailedError) {
-      return fail(error.deadlineExceeded ? timedOutMessage : error.message, error.stepIndex, screenshot);
+      return error.deadlineExceeded
+        ? timedOut(error.stepIndex, screenshot)
+        : fail(error.message, error.stepIndex, screenshot);
     }
     const pastDeadline = Date.now() >= deadline - 50;
     if (pastDeadline && (isTimeoutError(error) || (error instanceof Error && isTimeoutError(error.cause)))) {
-      return fail(timedOutMessage, null, screenshot);
+      return timedOut(null, screenshot);
     }
     return fail(error instanceof NavigationFailed ? error.message : briefErrorMessage(error), null, screenshot);
   } finally {
     guarded.end();
-    hardStop?.cancel();
     if (onDisconnect) browser.off('disconnected', onDisconnect);
     if (onAbort) options.signal?.removeEventListener('abort', onAbort);
     if (blockedRequests > 0) session.log('info', 'runner', `Blocked ${blockedRequests} ad and tracker requests`);

@@ -244,7 +244,8 @@ describe('runSteps', () => {
       ),
       session,
     ).catch((e: unknown) => e as StepFailedError);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Generous for a loaded machine; the step's own timeout (30 s) is what it rules out.
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(error).toBeInstanceOf(StepFailedError);
     expect(error.deadlineExceeded).toBe(true);
     expect(error.stepIndex).toBe(0);

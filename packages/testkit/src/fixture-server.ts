@@ -66,7 +66,7 @@ export async function startFixtureServer(routes: Record<string, FixtureRoute> = 
     url: (path) => `${origin}${path}`,
     requests,
     setRoute: (path, route) => void table.set(path, route),
-    waitForRequest: (predicate, timeoutMs = 5_000) =>
+    waitForRequest: (predicate, timeoutMs = 30_000) =>
       waitUntil(() => requests.find(predicate), { timeoutMs, message: 'expected request never arrived' }),
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,8 @@
 export interface WaitUntilOptions {
-  /** Fails after this long (default 5 s). */
+  /**
+   * Fails after this long (default 30 s: generous, because a loaded machine is slow and a wait
+   * that succeeds returns as soon as it holds; only a failing test pays the whole deadline).
+   */
   timeoutMs?: number;
   /** Pause between probes (default 25 ms). */
   intervalMs?: number;
@@ -19,7 +22,7 @@ export async function waitUntil<T>(
   probe: () => T | Promise<T>,
   options: WaitUntilOptions = {},
 ): Promise<Exclude<T, NotYet>> {
-  const timeoutMs = options.timeoutMs ?? 5_000;
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -111,7 +111,7 @@ describe('deliverWebhook', () => {
     const silent = await receiver(() => undefined);
     const result = await deliverWebhook(base(silent.url), { allowPrivateNetwork: true, timeoutMs: 150 });
     expect(result).toMatchObject({ ok: false, statusCode: null, error: expect.stringContaining('within 150 ms') });
-    expect(result.durationMs).toBeLessThan(2_000);
+    expect(result.durationMs).toBeLessThan(10_000); // generous for a loaded machine; silent is forever
   });
 
   it('refuses a private destination without reaching it, and never leaks the secret', async () => {

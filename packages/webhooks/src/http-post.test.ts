@@ -101,7 +101,7 @@ describe('httpPost', () => {
     const started = Date.now();
     const attempt = httpPost({ url: target.url, body: '{}' }, { ...allow, timeoutMs: 200 });
     await expect(attempt).rejects.toMatchObject({ kind: 'timeout', message: expect.stringContaining('200 ms') });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(10_000); // generous for a loaded machine; silent is forever
     expect(target.requests).toHaveLength(1);
   });
 

@@ -1,11 +1,11 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { CONFIG_DEFAULTS } from '@botfleet/core';
 import { assertLiteralHostAllowed, createGuardedLookup } from './destination-guard';
 import type { ConnectionPool } from './connection-pool';
 import { HttpPostError } from './errors';
 
-export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
 /** Enough for an error message or a login reply; a receiver cannot make us buffer more. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -58,7 +58,7 @@ function parseTarget(rawUrl: string): URL {
  * HttpPostError when there is no response (refused destination, timeout, network failure).
  */
 export function httpPost(request: HttpPostRequest, options: HttpPostOptions): Promise<HttpPostResponse> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? CONFIG_DEFAULTS.WEBHOOK_TIMEOUT_MS;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const { pool } = options;
   if (pool && pool.allowPrivateNetwork !== options.allowPrivateNetwork) {

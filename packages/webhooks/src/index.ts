@@ -7,7 +7,6 @@ export {
 } from './destination-guard';
 export {
   httpPost,
-  DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_MAX_RESPONSE_BYTES,
   type HttpPostRequest,
   type HttpPostOptions,

@@ -24,14 +24,16 @@ describe('nextRetryDelayMs', () => {
 
 describe('retryDelayMs', () => {
   it('uses the receiver’s Retry-After instead of the schedule, even when it is longer', () => {
-    expect(retryDelayMs(1, [300, 300], 2_000)).toBe(2_000);
+    expect(retryDelayMs(1, [1_000, 5_000], 2_000)).toBe(2_000);
     expect(retryDelayMs(1, [300, 300], 0)).toBe(0);
     expect(retryDelayMs(1, [300, 300], null)).toBe(300);
   });
 
-  it('caps Retry-After by the longest delay of the schedule, at least a minute', () => {
+  it('caps Retry-After by the longest delay of the schedule, however short the schedule', () => {
     expect(retryDelayMs(1, [5_000, 36_000_000], 7 * 86_400_000)).toBe(36_000_000);
-    expect(retryDelayMs(1, [300, 300], 3_600_000)).toBe(60_000);
+    // Delays of seconds: `Retry-After: 60` waits seconds, not a minute.
+    expect(retryDelayMs(1, [1_000, 3_000], 60_000)).toBe(3_000);
+    expect(retryDelayMs(1, [300, 300], 3_600_000)).toBe(300);
   });
 
   it('never adds an attempt the schedule does not have', () => {

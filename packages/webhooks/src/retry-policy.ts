@@ -11,16 +11,11 @@ export function nextRetryDelayMs(attemptsMade: number, delaysMs: readonly number
 }
 
 /**
- * A receiver's `Retry-After` may not push an attempt further out than the longest delay of the
- * schedule, and never less than this: short test schedules (300 ms) must still honour a
- * receiver's "come back in 2 s", while no receiver can park a delivery for days.
- */
-const MIN_RETRY_AFTER_CAP_MS = 60_000;
-
-/**
  * The delay before the next attempt of the series: the schedule's, or, when the receiver said
- * `Retry-After` (429/503), the receiver's, capped by the schedule's longest delay (at least a
- * minute). Null when the schedule has no attempt left: `Retry-After` never adds attempts.
+ * `Retry-After` (429/503), the receiver's, capped by the schedule's longest delay (contract part
+ * 2), so no receiver can park a delivery longer than the operator's own schedule would: with
+ * delays of seconds, a `Retry-After: 60` waits seconds. Null when the schedule has no attempt
+ * left: `Retry-After` never adds attempts.
  */
 export function retryDelayMs(
   attemptInSeries: number,
@@ -29,8 +24,7 @@ export function retryDelayMs(
 ): number | null {
   const scheduled = nextRetryDelayMs(attemptInSeries, delaysMs);
   if (scheduled === null || retryAfterMs === null) return scheduled;
-  const cap = Math.max(MIN_RETRY_AFTER_CAP_MS, ...delaysMs);
-  return Math.min(Math.max(0, retryAfterMs), cap);
+  return Math.min(Math.max(0, retryAfterMs), Math.max(...delaysMs));
 }
 
 /**

@@ -1,6 +1,7 @@
-import { ERROR_STATUS, type ErrorCode } from '@botfleet/core';
+import type { ErrorCode } from '@botfleet/core';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { HTTP_STATUS_OF } from './error-status';
 
 /** Node's own codes for requests it refuses before Express sees them, mapped to the contract's. */
 function codeFor(err: NodeJS.ErrnoException): { code: ErrorCode; message: string } {
@@ -26,7 +27,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     return;
   }
   const { code, message } = codeFor(err);
-  const status = ERROR_STATUS[code];
+  const status = HTTP_STATUS_OF[code];
   const body = JSON.stringify({ error: { code, message } });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -38,6 +38,15 @@ const NoteHeaders = z.object({
   'X-Note-Mood': z.enum(['calm', 'urgent']).optional(),
 });
 
+const NoteSchema = z.object({
+  botId: z.string(),
+  botName: z.string(),
+  checkedBotId: z.string(),
+  text: z.string(),
+  tag: z.string(),
+  mood: z.enum(['calm', 'urgent']).nullable(),
+});
+
 /** Records which loaders ran, to show that a failed loader stops the ones after it. */
 const ran: string[] = [];
 const recordingLoader: ResourceLoader<{ botId: string }, { checkedBotId: string }> = async ({ params }) => {
@@ -57,7 +66,7 @@ const noteRoute = defineRoute(
     body: z.strictObject({ text: z.string().min(1) }),
     headers: NoteHeaders,
     load: { bot: botOfCaller, check: recordingLoader },
-    responses: { 200: { description: 'The note' } },
+    responses: { 200: { description: 'The note', schema: NoteSchema } },
   },
   // The loaded bot and the parsed headers arrive typed.
   async ({ bot, check, body, headers }) => ({
@@ -220,6 +229,30 @@ describe('types', () => {
     defineRoute({ ...base, path: '/x/:botId', params: BotParams, load: { params: botOfCaller } }, async () => ({
       status: 200,
     }));
+    expect(true).toBe(true);
+  });
+
+  it('refuse a handler answer its route does not declare', () => {
+    const base = { method: 'get', path: '/x', operationId: 'x', tag: 'T', summary: 's', permission: 'read' } as const;
+    const responses = {
+      200: { description: 'A note', schema: z.object({ text: z.string() }) },
+      204: { description: 'Nothing' },
+      409: { description: 'A conflict' },
+    };
+    defineRoute({ ...base, responses }, async () => ({ status: 200, body: { text: 'declared' } }));
+    defineRoute({ ...base, responses }, async () => ({ status: 204 }));
+    // @ts-expect-error 201 is not a declared status
+    defineRoute({ ...base, responses }, async () => ({ status: 201, body: { text: 'x' } }));
+    // @ts-expect-error the 200 body must have the declared shape
+    defineRoute({ ...base, responses }, async () => ({ status: 200, body: { words: 'x' } }));
+    // @ts-expect-error a 204 declares no body
+    defineRoute({ ...base, responses }, async () => ({ status: 204, body: { text: 'x' } }));
+    // @ts-expect-error an error status is thrown as an AppError, not returned
+    defineRoute({ ...base, responses }, async () => ({ status: 409 }));
+    const file = { 200: { description: 'A file', mediaType: 'image/png' } };
+    defineRoute({ ...base, responses: file }, async () => ({ status: 200, handled: true }) as const);
+    // @ts-expect-error a non-JSON response is written on `res` by the handler
+    defineRoute({ ...base, responses: file }, async () => ({ status: 200, body: 'png' }));
     expect(true).toBe(true);
   });
 });

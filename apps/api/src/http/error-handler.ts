@@ -1,6 +1,7 @@
 import { AppError, type ErrorCode, type Logger } from '@botfleet/core';
-import { isUniqueViolation } from '@botfleet/db';
+import { translateDatabaseError } from '@botfleet/db';
 import type { NextFunction, Request, Response } from 'express';
+import { HTTP_STATUS_OF } from './error-status';
 
 interface HttpLikeError {
   name?: string;
@@ -53,9 +54,12 @@ function fromClientErrorStatus(err: HttpLikeError): AppError | null {
   return new AppError(CODE_FOR_STATUS[status] ?? 'bad_request', message);
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'P1001', 'P1017', 'P2024']);
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']);
 
-/** A database or Redis that is down or unreachable: the client may retry later. */
+/**
+ * A connection refused or cut, or Redis down: the client may retry later. The database's own
+ * errors arrive already translated (translateDatabaseError).
+ */
 function isDependencyDown(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
     const candidate = e as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
@@ -63,7 +67,7 @@ function isDependencyDown(err: unknown): boolean {
     if (candidate.name === 'MaxRetriesPerRequestError') return true;
     if (
       typeof candidate.message === 'string' &&
-      /enableOfflineQueue|Connection is closed|ECONNREFUSED|Can't reach database/.test(candidate.message)
+      /enableOfflineQueue|Connection is closed|ECONNREFUSED/.test(candidate.message)
     ) {
       return true;
     }
@@ -79,8 +83,9 @@ function toAppError(err: unknown): AppError | null {
   if (mapped) return mapped;
   const clientError = fromClientErrorStatus(httpish ?? {});
   if (clientError) return clientError;
-  if (httpish?.code === 'P2025') return new AppError('not_found', 'Resource not found');
-  if (isUniqueViolation(err)) return new AppError('conflict', 'Resource already exists');
+  // The database's errors in the domain's words (db knows its driver's codes; the API does not).
+  const fromDatabase = translateDatabaseError(err);
+  if (fromDatabase) return fromDatabase;
   if (isDependencyDown(err)) return new AppError('unavailable', 'A backing service is unavailable; retry shortly');
   return null;
 }
@@ -92,7 +97,7 @@ export function sendError(res: Response, code: ErrorCode, message: string, detai
   if (code === 'unavailable') res.setHeader('Retry-After', '5');
   const retryAfter = (details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
   if (code === 'rate_limited' && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
-  res.status(new AppError(code, message).status).json({ error });
+  res.status(HTTP_STATUS_OF[code]).json({ error });
 }
 
 /** The single error handler, last in the chain: AppErrors become the envelope, the rest a 500. */
@@ -106,7 +111,8 @@ export function errorHandler(logger: Logger) {
       return;
     }
     if (appError) {
-      if (appError.status >= 500) logger.warn({ requestId: req.id, code: appError.code, err }, appError.message);
+      if (HTTP_STATUS_OF[appError.code] >= 500)
+        logger.warn({ requestId: req.id, code: appError.code, err }, appError.message);
       sendError(res, appError.code, appError.message, appError.details);
       return;
     }

@@ -34,6 +34,7 @@ export type ResourceLoader<P, T> = (input: LoaderInput<P>) => Promise<T>;
 
 export interface RouteResponseSpec {
   description: string;
+  /** The JSON body of this status; the handler's answer is typed by it, and contract.test.ts parses it. */
   schema?: z.ZodType;
   /** Headers the route sets on this response (e.g. `Location`), by name, with what they carry. */
   headers?: Record<string, string>;
@@ -43,7 +44,17 @@ export interface RouteResponseSpec {
   code?: ErrorCode;
 }
 
-export interface RouteDefinition<P extends Schema, Q extends Schema, B extends Schema, H extends HeadersSchema, L> {
+/** A route's answers by status: what it documents and what its handler may return. */
+export type RouteResponses = Record<number, RouteResponseSpec>;
+
+export interface RouteDefinition<
+  P extends Schema,
+  Q extends Schema,
+  B extends Schema,
+  H extends HeadersSchema,
+  L,
+  R extends RouteResponses = RouteResponses,
+> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express-style path below /api/v1. */
   path: string;
@@ -71,7 +82,7 @@ export interface RouteDefinition<P extends Schema, Q extends Schema, B extends S
   load?: L;
   /** A body limit of the route's own instead of the API's (a recording may be larger than other bodies). */
   bodyLimitBytes?: number;
-  responses: Record<number, RouteResponseSpec>;
+  responses: R;
 }
 
 export interface RouteContext<P, Q, B, H> {
@@ -92,18 +103,45 @@ type LoadersFor<P> = Record<string, ResourceLoader<P, unknown>> & {
 /** What the route's loaders resolve to, by key. */
 export type Loaded<L> = { [K in keyof L]: L[K] extends ResourceLoader<never, infer T> ? T : never };
 
-export interface RouteResult {
+/** Error statuses are answered by throwing an AppError (the error handler renders the envelope), never returned. */
+type ErrorStatus<S extends number> = S extends unknown
+  ? `${S}` extends `4${string}` | `5${string}`
+    ? S
+    : never
+  : never;
+
+/** The statuses a handler returns: those its route declares, less the errors. */
+type SuccessStatus<R extends RouteResponses> = Exclude<keyof R & number, ErrorStatus<keyof R & number>>;
+
+/** One declared status's answer: its schema's shape, no body when it declares none, or a response sent by hand. */
+type ResultOf<S extends number, Spec extends RouteResponseSpec> = Spec extends { mediaType: string }
+  ? { status: S; handled: true }
+  : Spec extends { schema: infer Body extends z.ZodType }
+    ? { status: S; body: z.output<Body>; headers?: Record<string, string> }
+    : { status: S; body?: undefined; headers?: Record<string, string> };
+
+/**
+ * What a handler may answer: one of the statuses its route declares, with a body of that status's
+ * schema, so an undeclared status or shape is a compile error. A non-JSON response (`mediaType`)
+ * is written by the handler itself on `res` and answered `handled: true`.
+ */
+export type RouteResult<R extends RouteResponses = RouteResponses> = {
+  [S in SuccessStatus<R>]: ResultOf<S, R[S]>;
+}[SuccessStatus<R>];
+
+/** A result as the mounting code sees it, whatever the route. */
+interface AnyRouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
   /** The handler wrote the response itself (e.g. a binary download). */
-  handled?: boolean;
+  handled?: true;
 }
 
 /** A declared route with its types erased, as the mounting and documenting code sees it. */
 export interface Route {
   definition: RouteDefinition<Schema, Schema, Schema, HeadersSchema, Record<string, ResourceLoader<unknown, unknown>>>;
-  handler: (ctx: RouteContext<unknown, unknown, unknown, unknown> & Record<string, unknown>) => Promise<RouteResult>;
+  handler: (ctx: RouteContext<unknown, unknown, unknown, unknown> & Record<string, unknown>) => Promise<AnyRouteResult>;
 }
 
 /**
@@ -118,9 +156,10 @@ export function defineRoute<
   B extends Schema = undefined,
   H extends HeadersSchema = undefined,
   L extends LoadersFor<Output<P>> = Record<never, never>,
+  R extends RouteResponses = RouteResponses,
 >(
-  definition: RouteDefinition<P, Q, B, H, L>,
-  handler: (ctx: RouteContext<Output<P>, Output<Q>, Output<B>, Output<H>> & Loaded<L>) => Promise<RouteResult>,
+  definition: RouteDefinition<P, Q, B, H, L, R>,
+  handler: (ctx: RouteContext<Output<P>, Output<Q>, Output<B>, Output<H>> & Loaded<L>) => Promise<RouteResult<R>>,
 ): Route {
   return { definition, handler } as unknown as Route;
 }

@@ -18,7 +18,7 @@ const routes = [
       body: Widget,
       responses: { 201: { description: 'The widget', schema: Widget, headers: { Location: 'Path of the widget' } } },
     },
-    async () => ({ status: 201 }),
+    async () => ({ status: 201, body: { name: 'w', size: 1 } }),
   ),
   defineRoute(
     {
@@ -32,7 +32,7 @@ const routes = [
       params: z.strictObject({ widgetId: z.string().describe('Widget id') }),
       responses: { 200: { description: 'The picture', mediaType: 'image/png' }, 409: { description: 'Not drawn yet' } },
     },
-    async () => ({ status: 200 }),
+    async () => ({ status: 200, handled: true }) as const,
   ),
 ];
 const doc = buildOpenApiDocument(routes, { version: '9.9.9', serverUrl: '/api/v1' });

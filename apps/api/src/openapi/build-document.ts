@@ -1,8 +1,9 @@
-import { ERROR_STATUS, ErrorEnvelopeSchema, type ErrorCode } from '@botfleet/core';
+import type { ErrorCode } from '@botfleet/core';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
+import { HTTP_STATUS_OF } from '../http/error-status';
 import type { Route } from '../http/route';
-import { registerComponentSchemas } from './components';
+import { ErrorEnvelopeSchema } from '../routes/common.contract';
 
 type JsonSchema = Record<string, unknown>;
 type AnyDefinition = Route['definition'];
@@ -10,9 +11,10 @@ type AnyDefinition = Route['definition'];
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 /**
- * Collects the shared schemas of one document. Schemas with an id in zod's registry (the
- * components of ./components.ts, and those core names itself with `.meta({ id })`) land once in
- * components.schemas and every use is a $ref. A schema can render differently as a request than
+ * Collects the shared schemas of one document. Schemas with an id in zod's registry (those the
+ * contract files, routes/<resource>.contract.ts, and core name with `.meta({ id })`) land once in
+ * components.schemas and every use is a $ref, so generated SDKs get one `Bot` type instead of a
+ * new anonymous type per operation. A schema can render differently as a request than
  * as a response (defaults make fields optional in a request): responses are collected first and
  * keep the name, and a request shape that differs is shared as `<id>Input`.
  */
@@ -176,7 +178,7 @@ function errorResponse({ description, code, message, headers }: ErrorResponse) {
 
 /** The codes of one status, for a route's own error responses (e.g. its 409). */
 function codeOf(status: number): ErrorCode {
-  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status);
+  const codes = (Object.keys(HTTP_STATUS_OF) as ErrorCode[]).filter((code) => HTTP_STATUS_OF[code] === status);
   return codes[0] ?? 'internal_error';
 }
 
@@ -299,7 +301,6 @@ export interface DocumentInfo {
 
 /** OpenAPI 3.1 from the same zod schemas that validate requests: one source of truth. */
 export function buildOpenApiDocument(routes: Route[], info: DocumentInfo) {
-  registerComponentSchemas();
   const collector = new SchemaCollector();
   const usedResponses = new Set<ErrorResponseName>();
   // Every error response refers to it, whichever routes exist.

@@ -1,10 +1,12 @@
-import { AppError, ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema, listOf, notFound } from '@botfleet/core';
+import { AppError, notFound } from '@botfleet/core';
 import { createApiKeyWithinLimit, findApiKey, listApiKeys, revokeApiKey } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { limitDefaultsOf } from '../services/organization-limits';
 import { defineRoute, type Route } from '../http/route';
 import { toApiKeyView, toCreatedApiKeyView } from '../views/api-key.view';
 import { toListView } from '../views/collection.view';
+import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from './api-keys.contract';
+import { listOf } from './common.contract';
 import { ApiKeyParams } from './path-params';
 
 export function apiKeyRoutes({ db, settings }: ApiDeps, onKeyRevoked: (keyId: string) => void): Route[] {

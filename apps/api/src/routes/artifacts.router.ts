@@ -1,15 +1,9 @@
-import { AppError, notFound } from '@botfleet/core';
+import { AppError, createArtifactUrlSigner, notFound } from '@botfleet/core';
 import { findArtifact } from '@botfleet/db';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { createArtifactUrlSigner } from '../services/artifact-url';
+import { ArtifactSignatureQuerySchema } from './artifacts.contract';
 import { ArtifactParams } from './path-params';
-
-const SignatureQuery = z.strictObject({
-  expires: z.coerce.number().int().min(0),
-  signature: z.string().min(1).max(200),
-});
 
 export function artifactRoutes(deps: ApiDeps): Route[] {
   const signer = createArtifactUrlSigner(
@@ -27,7 +21,7 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
         summary: 'Download an artifact (a screenshot, a kept download) through a signed, expiring URL; no API key',
         permission: null,
         params: ArtifactParams,
-        query: SignatureQuery,
+        query: ArtifactSignatureQuerySchema,
         responses: {
           200: {
             description: 'The file, sent with its own content type (image/png for screenshots)',
@@ -51,7 +45,7 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
         res.setHeader('Cache-Control', 'private, max-age=300');
         res.setHeader('Content-Length', String(artifact.data.length));
         res.status(200).end(Buffer.from(artifact.data));
-        return { status: 200, handled: true };
+        return { status: 200, handled: true } as const;
       },
     ),
   ];

@@ -1,20 +1,12 @@
-import {
-  BotDetailSchema,
-  BotSummarySchema,
-  CreateBotRequestSchema,
-  CreatedBotSchema,
-  MAX_RECORDING_BYTES,
-  notFound,
-  pageOf,
-  PaginationQuerySchema,
-  UpdateBotSchema,
-} from '@botfleet/core';
+import { MAX_RECORDING_BYTES, notFound, UpdateBotSchema } from '@botfleet/core';
 import { createBot, deleteBot, listBots, updateBot } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { createBotFromRecording } from '../services/bot-from-recording';
 import { toBotDetail, toBotSummary } from '../views/bot.view';
 import { toPageView } from '../views/collection.view';
+import { BotDetailSchema, BotSummarySchema, CreateBotRequestSchema, CreatedBotSchema } from './bots.contract';
+import { pageOf, PaginationQuerySchema } from './common.contract';
 import { BotParams } from './path-params';
 import { botOfCaller } from './resource-loaders';
 

@@ -1,12 +1,7 @@
-import {
-  createDeliveryForCompletedExecution,
-  deleteBotsOfOrganization,
-  findDelivery,
-  recordDeliveryAttempt,
-} from '@botfleet/db';
-import { createTestExecution } from '@botfleet/db/testing';
+import { deleteBotsOfOrganization, recordDeliveryAttempt } from '@botfleet/db';
+import { createDeliveryForCompletedExecution, createTestExecution, findDelivery } from '@botfleet/db/testing';
 import request from 'supertest';
-import { DeliverySchema } from './deliveries.schema';
+import { DeliverySchema } from './deliveries.contract';
 import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
 let h: ApiHarness;

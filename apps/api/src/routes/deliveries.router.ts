@@ -1,19 +1,13 @@
-import { AppError, listOf, pageOf } from '@botfleet/core';
-import {
-  findDeliveryOfOrganization,
-  listDeliveriesForBot,
-  listDeliveriesForExecution,
-  loadManifest,
-  restartDelivery,
-} from '@botfleet/db';
-import { webhookDeliver } from '@botfleet/queue';
+import { listDeliveriesForBot, listDeliveriesForExecution, loadManifest } from '@botfleet/db';
+import { redeliverDelivery } from '@botfleet/engine';
 import { JwtTokenCache } from '@botfleet/webhooks';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { sendWebhookTest } from '../services/webhook-test';
 import { toListView, toPageView } from '../views/collection.view';
 import { toDeliveryView } from '../views/delivery.view';
-import { DeliveryListQuerySchema, DeliverySchema, WebhookTestResultSchema } from './deliveries.schema';
+import { listOf, pageOf } from './common.contract';
+import { DeliveryListQuerySchema, DeliverySchema, WebhookTestResultSchema } from './deliveries.contract';
 import { BotParams, DeliveryParams, ExecutionParams } from './path-params';
 import { botOfCaller, deliveryOfCaller, executionOfCaller } from './resource-loaders';
 
@@ -94,15 +88,7 @@ export function deliveryRoutes(deps: ApiDeps): Route[] {
         },
       },
       async ({ auth, delivery }) => {
-        const manifest = await loadManifest(db, delivery.botId);
-        if (manifest.webhookDisabledAt) {
-          throw new AppError('conflict', 'The webhook is disabled; PUT its section to enable it first');
-        }
-        const attempt = await restartDelivery(db, delivery.id);
-        if (attempt === null) throw new AppError('conflict', 'The delivery is still pending');
-        // The row is due now; if this enqueue is lost, the delivery sweeper finds it.
-        await webhookDeliver.enqueue(deps.queues, { deliveryId: delivery.id }, { attempt });
-        const restarted = await findDeliveryOfOrganization(db, auth.organizationId, delivery.id);
+        const restarted = await redeliverDelivery(deps, { organizationId: auth.organizationId, delivery });
         return { status: 202, body: toDeliveryView(restarted ?? delivery, auth.permission) };
       },
     ),

@@ -1,4 +1,4 @@
-import { ArtifactViewSchema, FailureSchema, listOf, LogEntrySchema, notFound, StepOutputSchema } from '@botfleet/core';
+import { createArtifactUrlSigner, notFound } from '@botfleet/core';
 import {
   findFailureScreenshotId,
   findStepOutput,
@@ -6,21 +6,24 @@ import {
   listExecutionLogs,
   listStepOutputs,
 } from '@botfleet/db';
-import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { createArtifactUrlSigner } from '../services/artifact-url';
 import { toArtifactView } from '../views/artifact.view';
 import { toListView } from '../views/collection.view';
 import { toExtractView } from '../views/extract.view';
 import { toFailureView } from '../views/failure.view';
 import { toLogEntryView } from '../views/log-entry.view';
 import { toStepOutputView } from '../views/step-output.view';
-import { ExecutionParams } from './path-params';
+import { listOf } from './common.contract';
+import {
+  ArtifactViewSchema,
+  ExtractSchema,
+  FailureSchema,
+  LogEntrySchema,
+  StepOutputSchema,
+} from './execution-results.contract';
+import { ExecutionParams, StepOutputParams } from './path-params';
 import { executionOfCaller, executionWithDataOfCaller } from './resource-loaders';
-
-const StepParams = ExecutionParams.extend({ index: z.coerce.number().int().min(0).max(100_000) });
-const ExtractSchema = z.object({ data: z.unknown() });
 
 export function executionResultRoutes(deps: ApiDeps): Route[] {
   const { db } = deps;
@@ -57,7 +60,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
         tag: 'Execution results',
         summary: 'The output of the step at a zero-based index',
         permission: 'read',
-        params: StepParams,
+        params: StepOutputParams,
         load: { execution: executionOfCaller },
         responses: { 200: { description: 'The step output', schema: StepOutputSchema } },
       },

@@ -1,17 +1,5 @@
+import { notFound } from '@botfleet/core';
 import {
-  AppError,
-  ExecutionSchema,
-  notFound,
-  pageOf,
-  settlesWithin,
-  TimestampSchema,
-  TriggerBodySchema,
-} from '@botfleet/core';
-import {
-  cancelBotExecutions,
-  cancelExecution,
-  findBotForTrigger,
-  findExecution,
   latestExecution,
   latestExtract,
   listExecutions,
@@ -19,40 +7,39 @@ import {
   queueBacklog,
   type ExecutionFilter,
 } from '@botfleet/db';
-import { cancelChannel, countQueueWorkers, executionRun, webhookDeliver } from '@botfleet/queue';
-import { z } from 'zod';
+import {
+  cancelBotExecutions,
+  cancelExecution,
+  rerunExecution,
+  triggerExecution,
+  triggerExecutionBatch,
+} from '@botfleet/engine';
+import { countQueueWorkers, executionRun } from '@botfleet/queue';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { triggerBatch } from '../services/trigger-batch';
-import { triggerExecution } from '../services/trigger-execution';
 import { toPageView } from '../views/collection.view';
 import { toExecutionView, toTriggerReceiptView } from '../views/execution.view';
 import { toLatestExtractView } from '../views/extract.view';
 import { toQueueOverviewView } from '../views/queue-overview.view';
+import { pageOf } from './common.contract';
 import {
   BatchBodySchema,
   BatchReceiptSchema,
   BulkCancelBodySchema,
   BulkCancelResultSchema,
   ExecutionListQuerySchema,
+  ExecutionSchema,
+  LatestExtractSchema,
   OrganizationExecutionListQuerySchema,
   QueueOverviewSchema,
   RerunBodySchema,
+  TriggerBodySchema,
+  TriggerHeadersSchema,
+  TriggerReceiptSchema,
   type ExecutionListQuery,
-} from './executions.schema';
+} from './executions.contract';
 import { BotParams, ExecutionParams } from './path-params';
 import { botOfCaller, botToTrigger, executionOfCaller } from './resource-loaders';
-
-const TriggerHeadersSchema = z.object({
-  'Idempotency-Key': z
-    .string()
-    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1-255 visible ASCII characters')
-    .optional()
-    .describe('Repeating a key within 24 h returns the first execution (200) instead of starting another'),
-});
-
-const TriggerResponseSchema = z.object({ executionId: z.string(), status: ExecutionSchema.shape.status });
-const LatestExtractSchema = z.object({ executionId: z.string(), completedAt: TimestampSchema, data: z.unknown() });
 
 export function executionRoutes(deps: ApiDeps): Route[] {
   const { db } = deps;
@@ -72,12 +59,12 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         responses: {
           202: {
             description: 'Accepted; the execution is pending',
-            schema: TriggerResponseSchema,
+            schema: TriggerReceiptSchema,
             headers: { Location: 'Path of the execution' },
           },
           200: {
             description: 'The execution first created with this Idempotency-Key',
-            schema: TriggerResponseSchema,
+            schema: TriggerReceiptSchema,
             headers: { Location: 'Path of the execution' },
           },
           409: { description: 'The bot is paused' },
@@ -182,7 +169,7 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         },
       },
       async ({ auth, bot, body }) => {
-        const ids = await triggerBatch(deps, {
+        const ids = await triggerExecutionBatch(deps, {
           organizationId: auth.organizationId,
           organizationMaxPending: auth.limits.maxPendingExecutions,
           bot,
@@ -205,26 +192,12 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         responses: { 200: { description: 'How many executions were cancelled', schema: BulkCancelResultSchema } },
       },
       async ({ auth, bot, body }) => {
-        const statuses = body.status ?? ['pending'];
-        const { executionIds, deliveryIds } = await cancelBotExecutions(db, {
+        const cancelled = await cancelBotExecutions(deps, {
           organizationId: auth.organizationId,
           botId: bot.id,
-          statuses,
+          statuses: body.status ?? ['pending'],
         });
-        // Best effort, as for one cancel: the rows are final already, so a job that stays queued
-        // ends at its claim and a worker that misses the message cannot write its result.
-        const queue = deps.queues.get(executionRun.queue);
-        await settlesWithin(
-          Promise.allSettled([
-            ...executionIds.map((executionId) => queue.remove(executionRun.jobIdOf({ executionId }))),
-            ...(statuses.includes('running')
-              ? executionIds.map((id) => deps.redis.publish(cancelChannel(deps.queues.prefix), id))
-              : []),
-            ...deliveryIds.map((deliveryId) => webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 })),
-          ]),
-          2_000,
-        );
-        return { status: 200, body: { cancelled: executionIds.length } };
+        return { status: 200, body: { cancelled } };
       },
     ),
     defineRoute(
@@ -239,19 +212,16 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         body: RerunBodySchema,
         load: { execution: executionOfCaller },
         responses: {
-          202: { description: 'Accepted; the new execution is pending', schema: TriggerResponseSchema },
+          202: { description: 'Accepted; the new execution is pending', schema: TriggerReceiptSchema },
           409: { description: 'The bot is paused' },
         },
       },
       async ({ auth, execution, body }) => {
-        const bot = await findBotForTrigger(db, auth.organizationId, execution.botId);
-        if (!bot) throw notFound('Bot');
-        const { execution: rerun } = await triggerExecution(deps, {
+        const rerun = await rerunExecution(deps, {
           organizationId: auth.organizationId,
           organizationMaxPending: auth.limits.maxPendingExecutions,
-          bot,
-          params: body.params ?? (execution.params as Record<string, unknown>),
-          rerunOf: execution.id,
+          execution,
+          ...(body.params ? { params: body.params } : {}),
         });
         return {
           status: 202,
@@ -326,26 +296,10 @@ export function executionRoutes(deps: ApiDeps): Route[] {
         },
       },
       async ({ auth, execution }) => {
-        const cancelled = await cancelExecution(db, auth.organizationId, execution.id);
-        if (!cancelled) {
-          // Read again: the loaded row may predate whatever ended it meanwhile.
-          const current = await findExecution(db, auth.organizationId, execution.id);
-          if (!current) throw notFound('Execution');
-          throw new AppError('conflict', `Execution is already ${current.status}`);
-        }
-        // Best effort: a waiting job is dropped, a running one is told to stop. The row is already
-        // final, so a worker that misses both simply cannot write its result.
-        await settlesWithin(
-          Promise.allSettled([
-            deps.queues.get(executionRun.queue).remove(executionRun.jobIdOf({ executionId: cancelled.id })),
-            deps.redis.publish(cancelChannel(deps.queues.prefix), cancelled.id),
-            // execution.cancelled events; a lost enqueue is found by the delivery sweeper.
-            ...cancelled.deliveryIds.map((deliveryId) =>
-              webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 }),
-            ),
-          ]),
-          2_000,
-        );
+        const cancelled = await cancelExecution(deps, {
+          organizationId: auth.organizationId,
+          executionId: execution.id,
+        });
         return { status: 200, body: toExecutionView(cancelled) };
       },
     ),

@@ -42,7 +42,8 @@ describe('manifest', () => {
     expect(res.body).toEqual({
       capabilities,
       parameters,
-      webhook: { url: 'https://hooks.example/in', auth: 'none', dataPath: 'items.0' },
+      // The default events are shown although the PUT left them out (contract part 2).
+      webhook: { url: 'https://hooks.example/in', auth: 'none', dataPath: 'items.0', events: ['execution.completed'] },
     });
     expect((await get(botId)).body).toEqual(res.body);
 
@@ -60,7 +61,12 @@ describe('manifest', () => {
     const secret = 'super-secret-hmac-key-123';
     const res = await put(botId, { webhook: { url: 'https://hooks.example/in', auth: 'hmac', secret } });
     expect(res.status).toBe(200);
-    expect(res.body.webhook).toEqual({ url: 'https://hooks.example/in', auth: 'hmac', secret: '********' });
+    expect(res.body.webhook).toEqual({
+      url: 'https://hooks.example/in',
+      auth: 'hmac',
+      secret: '********',
+      events: ['execution.completed'],
+    });
     expect(JSON.stringify((await get(botId)).body)).not.toContain(secret);
 
     const row = (await findStoredManifest(h.db, botId))!;
@@ -92,7 +98,7 @@ describe('manifest', () => {
     };
     const res = await put(botId, { webhook });
     expect(res.status).toBe(200);
-    expect(res.body.webhook).toEqual({ ...webhook, password: '********' });
+    expect(res.body.webhook).toEqual({ ...webhook, password: '********', events: ['execution.completed'] });
     const row = (await findStoredManifest(h.db, botId))!;
     expect(JSON.stringify(row)).not.toContain(password);
     expect(h.deps.secretBox.decrypt(row.webhookPasswordEnc!)).toBe(password);
@@ -102,7 +108,11 @@ describe('manifest', () => {
     const botId = await newBot();
     await put(botId, { webhook: { url: 'https://hooks.example/in', auth: 'hmac', secret: 's3cret' } });
     const res = await put(botId, { webhook: { url: 'https://hooks.example/in', auth: 'none' } });
-    expect(res.body.webhook).toEqual({ url: 'https://hooks.example/in', auth: 'none' });
+    expect(res.body.webhook).toEqual({
+      url: 'https://hooks.example/in',
+      auth: 'none',
+      events: ['execution.completed'],
+    });
     expect((await findStoredManifest(h.db, botId))!.webhookSecretEnc).toBeNull();
   });
 

@@ -1,9 +1,9 @@
-import { ManifestSchema, ManifestUpdateSchema } from '@botfleet/core';
 import { loadManifest, modifyManifest } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { applyManifestUpdate } from '../services/manifest.service';
 import { toManifestView } from '../views/manifest.view';
+import { ManifestSchema, ManifestUpdateSchema } from './manifest.contract';
 import { BotParams } from './path-params';
 import { botOfCaller } from './resource-loaders';
 

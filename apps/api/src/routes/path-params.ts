@@ -18,3 +18,5 @@ export const ExecutionParams = z.strictObject({ executionId: resourceId('exe', '
 export const ApiKeyParams = z.strictObject({ keyId: resourceId('key', 'API key') });
 export const ArtifactParams = z.strictObject({ artifactId: resourceId('art', 'Artifact') });
 export const DeliveryParams = z.strictObject({ deliveryId: resourceId('dlv', 'Delivery') });
+export const ScriptParams = BotParams.extend({ scriptId: resourceId('scr', 'Script') });
+export const StepOutputParams = ExecutionParams.extend({ index: z.coerce.number().int().min(0).max(100_000) });

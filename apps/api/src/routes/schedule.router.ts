@@ -1,10 +1,10 @@
-import { createPutScheduleSchema, ScheduleSchema } from '@botfleet/core';
 import { findSchedule } from '@botfleet/db';
 import { applySchedule } from '../services/apply-schedule';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { toScheduleView } from '../views/schedule.view';
 import { BotParams } from './path-params';
+import { createPutScheduleSchema, ScheduleSchema } from './schedule.contract';
 import { botOfCaller, botToTrigger } from './resource-loaders';
 
 const SCHEDULE_DESCRIPTION =

@@ -1,14 +1,14 @@
-import { AppError, CreateScriptSchema, listOf, ScriptSchema, UpdateScriptSchema } from '@botfleet/core';
+import { AppError } from '@botfleet/core';
 import { createHandwrittenScript, deleteScript, listScripts, updateScript } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { validationError } from '../http/validation-issues';
 import { toListView } from '../views/collection.view';
 import { toScriptView } from '../views/script.view';
-import { BotParams, resourceId } from './path-params';
+import { listOf } from './common.contract';
+import { BotParams, ScriptParams } from './path-params';
 import { botOfCaller, scriptOfCaller } from './resource-loaders';
-
-const ScriptParams = BotParams.extend({ scriptId: resourceId('scr', 'Script') });
+import { CreateScriptSchema, ScriptSchema, UpdateScriptSchema } from './scripts.contract';
 
 /** The module form the sandbox runs; anything else would only fail later, at run time. */
 function checkModuleForm(source: string | undefined): void {

@@ -1,35 +1,18 @@
-import {
-  exportRecording,
-  importRecording,
-  indexSteps,
-  listOf,
-  MAX_RECORDING_BYTES,
-  PutStepsSchema,
-  RecordingSchema,
-  RecordingWarningSchema,
-  StepSchema,
-} from '@botfleet/core';
+import { exportRecording, importRecording, indexSteps, MAX_RECORDING_BYTES, RecordingSchema } from '@botfleet/core';
 import { loadSteps, replaceStepsAndScript } from '@botfleet/db';
-import { z } from 'zod';
 import { generateScript } from '@botfleet/runner';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { toListView } from '../views/collection.view';
 import { BotParams } from './path-params';
 import { botOfCaller } from './resource-loaders';
-
-const StepsResponseSchema = listOf(StepSchema);
-
-const StepsFormatQuerySchema = z.object({
-  format: z
-    .enum(['botfleet', 'recorder'])
-    .optional()
-    .describe('`recorder`: the steps as a Chrome DevTools Recorder recording (a JSON file Chrome can import)'),
-});
-
-const ImportResponseSchema = StepsResponseSchema.extend({
-  warnings: z.array(RecordingWarningSchema).describe('What the import skipped or changed, by 0-based recording step'),
-});
+import {
+  ImportResponseSchema,
+  PutStepsSchema,
+  StepsFormatQuerySchema,
+  StepsOrRecordingSchema,
+  StepsResponseSchema,
+} from './steps.contract';
 
 export function stepRoutes({ db }: ApiDeps): Route[] {
   return [
@@ -47,7 +30,7 @@ export function stepRoutes({ db }: ApiDeps): Route[] {
         responses: {
           200: {
             description: 'The steps; with `format=recorder`, a recording',
-            schema: z.union([StepsResponseSchema, RecordingSchema]),
+            schema: StepsOrRecordingSchema,
           },
         },
       },

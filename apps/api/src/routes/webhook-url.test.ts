@@ -1,4 +1,4 @@
-import { createCompletedExecutionWithDelivery } from '@botfleet/db';
+import { createCompletedExecutionWithDelivery } from '@botfleet/db/testing';
 import { startReceiver, type TestReceiver } from '@botfleet/testkit';
 import request from 'supertest';
 import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';

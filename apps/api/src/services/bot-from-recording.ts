@@ -3,12 +3,12 @@ import {
   HttpUrlSchema,
   importRecording,
   indexSteps,
-  type CreateBotRequest,
   type RecordingInput,
   type RecordingWarning,
 } from '@botfleet/core';
 import { createBotWithSteps, type Bot, type Db } from '@botfleet/db';
 import { generateScript } from '@botfleet/runner';
+import type { CreateBotRequest } from '../routes/bots.contract';
 
 /** Name of a bot made from a recording whose title is empty. */
 const UNTITLED = 'Imported recording';

@@ -1,6 +1,5 @@
 import {
   MASKED_SECRET,
-  type ManifestUpdate,
   type SecretBox,
   type StoredWebhook,
   type ValidationIssue,
@@ -8,6 +7,7 @@ import {
 } from '@botfleet/core';
 import type { StoredManifest } from '@botfleet/db';
 import { validationError } from '../http/validation-issues';
+import type { ManifestUpdate } from '../routes/manifest.contract';
 
 /** A new secret seals; an omitted or masked one keeps what is stored. */
 function sealOrKeep(box: SecretBox, given: string | undefined, stored: string | null): string | null {

@@ -1,13 +1,14 @@
 import {
   AppError,
   buildTestEventBody,
+  CONFIG_DEFAULTS,
   newId,
   WEBHOOK_TEST_EVENT,
   WebhookUrlSchema,
   type SecretBox,
 } from '@botfleet/core';
 import type { StoredManifest } from '@botfleet/db';
-import { deliverWebhook, DEFAULT_HTTP_TIMEOUT_MS, type JwtTokenCache } from '@botfleet/webhooks';
+import { deliverWebhook, type JwtTokenCache } from '@botfleet/webhooks';
 import type { ApiDeps } from '../deps';
 
 export interface WebhookTestResult {
@@ -69,7 +70,7 @@ export async function sendWebhookTest(
     },
     {
       allowPrivateNetwork: deps.settings.allowPrivateNetwork ?? false,
-      timeoutMs: deps.settings.webhookTimeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS,
+      timeoutMs: deps.settings.webhookTimeoutMs ?? CONFIG_DEFAULTS.WEBHOOK_TIMEOUT_MS,
       tokenCache: deps.tokenCache,
       logger: deps.logger,
     },

@@ -1,10 +1,9 @@
-import type { ApiKeySchema, CreatedApiKeySchema } from '@botfleet/core';
 import type { ApiKey } from '@botfleet/db';
-import type { z } from 'zod';
+import type { ApiKeyView, CreatedApiKeyView } from '../routes/api-keys.contract';
 import { ms } from './time';
 
 // Built field by field: the key's hash must never reach a response.
-export function toApiKeyView(key: ApiKey): z.infer<typeof ApiKeySchema> {
+export function toApiKeyView(key: ApiKey): ApiKeyView {
   return {
     id: key.id,
     name: key.name,
@@ -16,6 +15,6 @@ export function toApiKeyView(key: ApiKey): z.infer<typeof ApiKeySchema> {
 }
 
 /** A key just created: the only answer that carries the key itself. */
-export function toCreatedApiKeyView(row: ApiKey, key: string): z.infer<typeof CreatedApiKeySchema> {
+export function toCreatedApiKeyView(row: ApiKey, key: string): CreatedApiKeyView {
   return { ...toApiKeyView(row), key };
 }

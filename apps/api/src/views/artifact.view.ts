@@ -1,5 +1,6 @@
-import type { ArtifactKind, ArtifactView } from '@botfleet/core';
+import type { ArtifactKind } from '@botfleet/core';
 import type { ArtifactSummary } from '@botfleet/db';
+import type { ArtifactView } from '../routes/execution-results.contract';
 
 /**
  * One artifact as the API lists it. The screenshot taken when a run failed is stored apart (the

@@ -1,5 +1,5 @@
-import type { BotDetail, BotSummary } from '@botfleet/core';
 import type { Bot } from '@botfleet/db';
+import type { BotDetail, BotSummary } from '../routes/bots.contract';
 
 export function toBotSummary(bot: Bot): BotSummary {
   return {

@@ -1,5 +1,5 @@
-import type { ExecutionView } from '@botfleet/core';
 import type { Execution, ExecutionSummary } from '@botfleet/db';
+import type { ExecutionView, TriggerReceipt } from '../routes/executions.contract';
 import { ms } from './time';
 
 export function toExecutionView(execution: ExecutionSummary, now = Date.now()): ExecutionView {
@@ -25,9 +25,6 @@ export function toExecutionView(execution: ExecutionSummary, now = Date.now()): 
 }
 
 /** The answer to a trigger: which execution it started (or found, for a repeated key) and its state. */
-export function toTriggerReceiptView(execution: Pick<Execution, 'id' | 'status'>): {
-  executionId: string;
-  status: Execution['status'];
-} {
+export function toTriggerReceiptView(execution: Pick<Execution, 'id' | 'status'>): TriggerReceipt {
   return { executionId: execution.id, status: execution.status };
 }

@@ -1,11 +1,10 @@
 import type { Execution } from '@botfleet/db';
-import type { z } from 'zod';
-import type { FailureSchema } from '@botfleet/core';
+import type { FailureView } from '../routes/execution-results.contract';
 
 /** Why a failed execution failed; `screenshotUrl` is the signed URL of the screenshot taken then, if any. */
 export function toFailureView(
   execution: Pick<Execution, 'error' | 'failedStepIndex'>,
   screenshotUrl: string | null,
-): z.infer<typeof FailureSchema> {
+): FailureView {
   return { error: execution.error ?? 'Unknown error', screenshotUrl, stepIndex: execution.failedStepIndex };
 }

@@ -1,4 +1,5 @@
-import { MASKED_SECRET, webhookUrlAsSeenBy, type Manifest, type Permission } from '@botfleet/core';
+import { MASKED_SECRET, subscribedEvents, webhookUrlAsSeenBy, type Permission } from '@botfleet/core';
+import type { Manifest } from '../routes/manifest.contract';
 import type { StoredManifest } from '@botfleet/db';
 
 /** The manifest as the API shows a key of this permission: secrets masked, URL secrets too for `read`. */
@@ -7,6 +8,8 @@ export function toManifestView(stored: StoredManifest, viewer: Permission): Mani
     ? {
         ...stored.webhook,
         url: webhookUrlAsSeenBy(stored.webhook.url, viewer),
+        // Shown even when it holds the default (contract part 2), so a reader need not know it.
+        events: [...subscribedEvents(stored.webhook)],
         ...(stored.webhook.loginUrl ? { loginUrl: webhookUrlAsSeenBy(stored.webhook.loginUrl, viewer) } : {}),
         ...(stored.webhookSecretEnc ? { secret: MASKED_SECRET } : {}),
         ...(stored.webhookPasswordEnc ? { password: MASKED_SECRET } : {}),

@@ -1,5 +1,5 @@
 import type { QueueBacklog } from '@botfleet/db';
-import type { QueueOverview } from '../routes/executions.schema';
+import type { QueueOverview } from '../routes/executions.contract';
 
 /**
  * The queue overview of one organization. The age is measured here, against the same clock as

@@ -1,4 +1,4 @@
-import type { StepOutputView } from '@botfleet/core';
+import type { StepOutputView } from '../routes/execution-results.contract';
 import type { StepOutput } from '@botfleet/db';
 
 /**

@@ -1,6 +1,7 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
 import { createLogger, type RoleHandle } from '@botfleet/core';
-import { createCompletedExecutionWithDelivery, deleteBotsOfOrganization } from '@botfleet/db';
+import { deleteBotsOfOrganization } from '@botfleet/db';
+import { createCompletedExecutionWithDelivery } from '@botfleet/db/testing';
 import { webhookDeliver } from '@botfleet/queue';
 import { testRedisUrl } from '@botfleet/testkit';
 import request from 'supertest';

@@ -6,10 +6,11 @@ import { chordKeys } from './key-chords';
 type RecordingStep = Record<string, unknown> & { type: string };
 
 /** A recording as Chrome DevTools' Recorder imports it. */
-export interface ExportedRecording {
+// A type, not an interface: it must fit RecordingSchema's open object (an index signature) as a response body.
+export type ExportedRecording = {
   title: string;
   steps: RecordingStep[];
-}
+};
 
 /** The size a recording opens at, when the steps never set one (Recorder requires a value). */
 const DEVICE_DEFAULTS = { deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: false };

@@ -1,4 +1,3 @@
 export * from './recording-schema';
 export { importRecording, MAX_IMPORTED_STEPS, type ImportedRecording } from './import-recording';
 export { exportRecording, type ExportedRecording } from './export-recording';
-export { CreateBotRequestSchema, CreatedBotSchema, type CreateBotRequest } from './create-bot-request';

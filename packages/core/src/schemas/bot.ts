@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpUrlSchema, TimestampSchema } from './common';
+import { HttpUrlSchema } from './common';
 
 export const BotKindSchema = z.enum(['extraction', 'action']);
 export const BotStatusSchema = z.enum(['active', 'paused']);
@@ -32,21 +32,3 @@ export const UpdateBotSchema = z.strictObject({
   retry: RetryPolicySchema.optional(),
 });
 export type UpdateBotInput = z.infer<typeof UpdateBotSchema>;
-
-export const BotSummarySchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  targetUrl: z.string(),
-  kind: BotKindSchema,
-  status: BotStatusSchema,
-  tags: z.array(z.string()),
-  createdAt: TimestampSchema,
-});
-export type BotSummary = z.infer<typeof BotSummarySchema>;
-
-export const BotDetailSchema = BotSummarySchema.extend({
-  description: z.string().nullable(),
-  retry: RetryPolicySchema,
-  updatedAt: TimestampSchema,
-});
-export type BotDetail = z.infer<typeof BotDetailSchema>;

@@ -111,17 +111,3 @@ export const ParametersSchema = z
       seen.add(param.name);
     });
   });
-
-export const ManifestUpdateSchema = z.strictObject({
-  capabilities: CapabilitiesSchema.optional(),
-  webhook: WebhookInputSchema.nullable().optional(),
-  parameters: ParametersSchema.optional(),
-});
-export type ManifestUpdate = z.infer<typeof ManifestUpdateSchema>;
-
-export const ManifestSchema = z.object({
-  capabilities: CapabilitiesSchema,
-  webhook: WebhookInputSchema.nullable().describe('secret and password read back as "********"'),
-  parameters: z.array(ParameterDefinitionSchema),
-});
-export type Manifest = z.infer<typeof ManifestSchema>;

@@ -1,8 +1,12 @@
 import type { PrismaClient } from '../client';
-import { createTestBot, createTestExecution, useTestOrganization } from '../testing';
+import {
+  createDeliveryForCompletedExecution,
+  createTestBot,
+  createTestExecution,
+  useTestOrganization,
+} from '../testing';
 import {
   claimDeliveryAttempt,
-  createDeliveryForCompletedExecution,
   findDeliveryForAttempt,
   findOverdueDeliveries,
   listDeliveriesForExecution,

@@ -1,6 +1,5 @@
 import {
   newId,
-  selectDataPath,
   WebhookAuthSchema,
   WebhookEventSchema,
   type KeysetCursor,
@@ -8,11 +7,7 @@ import {
   type WebhookEvent,
 } from '@botfleet/core';
 import type { DeliveryStatus } from '../generated/prisma/enums';
-import { detectDataChange, saveDataChange } from './data-changes';
 import type { Db } from './db-handle';
-import { createEventDeliveries } from './event-deliveries';
-import { createCompletedExecution, type CompletedExecution } from './executions';
-import { inTransaction } from './in-transaction';
 import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
 import { loadManifest } from './manifests';
 
@@ -21,63 +16,6 @@ import { loadManifest } from './manifests';
  * write here is conditional on the row's current state, so duplicate jobs (a sweeper re-enqueue
  * racing a late job, a stalled job run twice) can never record the same attempt twice.
  */
-
-export interface CompletedExecutionInput {
-  executionId: string;
-  botId: string;
-  extractedData: unknown;
-}
-
-/**
- * The first delivery of a completion (without change detection), created as endExecutionAttempt
- * creates them: inside the completing transaction, body fixed here. Null when the bot has no
- * webhook, it is disabled, it does not subscribe to `execution.completed`, or there is no data.
- */
-export async function createDeliveryForCompletedExecution(
-  db: Db,
-  input: CompletedExecutionInput,
-): Promise<{ id: string } | null> {
-  const facts = { executionId: input.executionId, botId: input.botId, endedAt: new Date() };
-  const [id] = await createEventDeliveries(db, facts, { status: 'completed', data: input.extractedData, change: null });
-  return id ? { id } : null;
-}
-
-/**
- * A completed execution and its deliveries, written together as a worker's completion writes
- * them (change detection included), for fixtures and benchmarks that stand in for a run.
- * `deliveryId` is the first of `deliveryIds`, null when there is none.
- */
-export async function createCompletedExecutionWithDelivery(
-  db: Db,
-  input: CompletedExecution,
-): Promise<{ executionId: string; deliveryId: string | null; deliveryIds: string[] }> {
-  return inTransaction(db, async (tx) => {
-    const execution = await createCompletedExecution(tx, input);
-    const manifest = await loadManifest(tx, input.botId);
-    const hasData = input.extractedData !== null && input.extractedData !== undefined;
-    const change = hasData
-      ? await detectDataChange(tx, {
-          botId: input.botId,
-          executionId: execution.id,
-          narrowedData: selectDataPath(input.extractedData, manifest.webhook?.dataPath) ?? null,
-        })
-      : null;
-    if (change) await saveDataChange(tx, execution.id, change);
-    const facts = { executionId: execution.id, botId: input.botId, endedAt: execution.completedAt ?? new Date() };
-    const deliveryIds = await createEventDeliveries(
-      tx,
-      facts,
-      { status: 'completed', data: input.extractedData, change },
-      manifest,
-    );
-    return { executionId: execution.id, deliveryId: deliveryIds[0] ?? null, deliveryIds };
-  });
-}
-
-/** A delivery row as stored (its body included): for checks, never for API responses. */
-export async function findDelivery(db: Db, deliveryId: string) {
-  return db.webhookDelivery.findUnique({ where: { id: deliveryId } });
-}
 
 /** A delivery with what one attempt needs. Secrets stay sealed; the caller opens them. */
 export interface DeliveryForAttempt {

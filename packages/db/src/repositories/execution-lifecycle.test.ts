@@ -1,12 +1,17 @@
+import type { RunOutcome } from '@botfleet/core';
 import type { PrismaClient } from '../client';
-import { createTestBot, createTestExecution, useTestOrganization } from '../testing';
-import { createCompletedExecutionWithDelivery, listDeliveriesForExecution } from './deliveries';
+import {
+  createCompletedExecutionWithDelivery,
+  createTestBot,
+  createTestExecution,
+  useTestOrganization,
+} from '../testing';
+import { listDeliveriesForExecution } from './deliveries';
 import {
   cancelExecution,
   claimExecution,
   endExecutionAttempt,
   requeueExecution,
-  type ExecutionOutcome,
   type ProgressBatch,
 } from './execution-lifecycle';
 import { listExecutionLogs, listStepOutputs } from './execution-results';
@@ -44,7 +49,7 @@ const progress = (): ProgressBatch => ({
 });
 
 type Run = Awaited<ReturnType<typeof claimedRun>>;
-const end = (run: Run, outcome: ExecutionOutcome) => endExecutionAttempt(db, { ...run, outcome, progress: progress() });
+const end = (run: Run, outcome: RunOutcome) => endExecutionAttempt(db, { ...run, outcome, progress: progress() });
 
 describe('endExecutionAttempt', () => {
   it('completes the execution with its output and its delivery, in one go', async () => {

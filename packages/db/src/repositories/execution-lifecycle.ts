@@ -4,6 +4,7 @@ import {
   type ExecutionEnd,
   type LogLevel,
   type LogSource,
+  type RunOutcome,
   type StepResult,
 } from '@botfleet/core';
 import { Prisma, type Execution } from '../generated/prisma/client';
@@ -185,35 +186,35 @@ export async function writeProgress(db: Db, executionId: string, batch: Progress
   }
 }
 
-export type ExecutionOutcome =
-  { status: 'completed'; data: unknown } | { status: 'failed'; error: string; stepIndex: number | null };
-
 /**
  * Ends the execution if this attempt still owns it. Returns false when it does not (cancelled,
- * re-claimed or deleted), in which case nothing is written.
+ * re-claimed or deleted), in which case nothing is written. A timed-out run is stored `failed`
+ * with its error.
  */
 export async function finishExecution(
   db: Db,
   executionId: string,
   attempt: number,
-  outcome: ExecutionOutcome,
+  outcome: RunOutcome,
   options: { at?: Date; change?: { hash: string; changed: boolean } } = {},
 ): Promise<boolean> {
   const completedAt = options.at ?? new Date();
-  const data =
-    outcome.status === 'completed'
-      ? {
-          status: 'completed' as const,
+  const data = ((): Prisma.ExecutionUpdateManyMutationInput => {
+    switch (outcome.status) {
+      case 'completed':
+        return {
+          status: 'completed',
           extractedData: json(outcome.data),
           completedAt,
           ...(options.change ? { dataHash: options.change.hash, dataChanged: options.change.changed } : {}),
-        }
-      : {
-          status: 'failed' as const,
-          error: outcome.error,
-          failedStepIndex: outcome.stepIndex,
-          completedAt,
         };
+      case 'failed':
+      case 'timed_out':
+        return { status: 'failed', error: outcome.error, failedStepIndex: outcome.stepIndex, completedAt };
+      case 'cancelled':
+        return { status: 'cancelled', completedAt };
+    }
+  })();
   const { count } = await db.execution.updateMany({ where: { id: executionId, attempt, status: 'running' }, data });
   return count === 1;
 }
@@ -224,7 +225,7 @@ export interface ExecutionAttemptEnd {
   botId: string;
   attempt: number;
   /** A completion's `data` is null when the run produced nothing worth publishing. */
-  outcome: ExecutionOutcome;
+  outcome: RunOutcome;
   progress: ProgressBatch;
   /** For a failure with a screenshot: its signed URL, sent in the `execution.failed` event. */
   screenshotUrl?: string | null;
@@ -266,10 +267,17 @@ export async function endExecutionAttempt(
       return { finished: false, deliveryIds: [] };
     }
     await writeProgress(tx, end.executionId, end.progress);
-    const ended: ExecutionEnd =
-      outcome.status === 'completed'
-        ? { status: 'completed', data, change }
-        : { status: 'failed', error: outcome.error, screenshotUrl: end.screenshotUrl ?? null };
+    const ended = ((): ExecutionEnd => {
+      switch (outcome.status) {
+        case 'completed':
+          return { status: 'completed', data, change };
+        case 'failed':
+        case 'timed_out':
+          return { status: 'failed', error: outcome.error, screenshotUrl: end.screenshotUrl ?? null };
+        case 'cancelled':
+          return { status: 'cancelled' };
+      }
+    })();
     const facts = { executionId: end.executionId, botId: end.botId, endedAt };
     return { finished: true, deliveryIds: await createEventDeliveries(tx, facts, ended, manifest) };
   });

@@ -125,44 +125,6 @@ export async function queueBacklog(db: Db, organizationId: string): Promise<Queu
   return { pending: row?.pending ?? 0, running: row?.running ?? 0, oldestPendingAt: row?.oldestPendingAt ?? null };
 }
 
-/** How many of the organization's executions are in each status (tests and tools; not a hot path). */
-export async function countExecutionsByStatus(
-  db: Db,
-  organizationId: string,
-): Promise<Partial<Record<ExecutionStatus, number>>> {
-  const groups = await db.execution.groupBy({ by: ['status'], where: { organizationId }, _count: { _all: true } });
-  return Object.fromEntries(groups.map((g) => [g.status, g._count._all]));
-}
-
-/** A run that already completed with this data, as a worker leaves it. */
-export interface CompletedExecution {
-  botId: string;
-  organizationId: string;
-  extractedData: unknown;
-}
-
-/**
- * Writes an execution that is already completed, for fixtures and benchmarks that stand in for
- * a worker's run. Real runs go pending -> running -> completed through the lifecycle functions.
- */
-export async function createCompletedExecution(db: Db, input: CompletedExecution) {
-  const now = new Date();
-  return db.execution.create({
-    data: {
-      id: newId('exe'),
-      botId: input.botId,
-      organizationId: input.organizationId,
-      status: 'completed',
-      startedAt: now,
-      completedAt: now,
-      extractedData:
-        input.extractedData === null || input.extractedData === undefined
-          ? Prisma.DbNull
-          : (input.extractedData as Prisma.InputJsonValue),
-    },
-  });
-}
-
 /**
  * Creates the execution unless this organization used the idempotency key since `since`, in which
  * case it returns the execution created for that key. An advisory lock on (organization, key)

@@ -1,10 +1,13 @@
-import { newId, type CreateBotInput } from '@botfleet/core';
+import { newId, selectDataPath, type CreateBotInput } from '@botfleet/core';
 import { createPrismaClient, type CreatePrismaClientOptions, type PrismaClient } from '../client';
-import type { Bot, Execution, Organization } from '../generated/prisma/client';
+import { Prisma, type Bot, type Execution, type Organization } from '../generated/prisma/client';
 import { createBot } from '../repositories/bots';
+import { detectDataChange, saveDataChange } from '../repositories/data-changes';
 import type { Db } from '../repositories/db-handle';
-import { createCompletedExecution, createExecution, type NewExecution } from '../repositories/executions';
-import { saveManifest, toStoredManifest, type StoredManifest } from '../repositories/manifests';
+import { createEventDeliveries } from '../repositories/event-deliveries';
+import { createExecution, type NewExecution } from '../repositories/executions';
+import { inTransaction } from '../repositories/in-transaction';
+import { loadManifest, saveManifest, toStoredManifest, type StoredManifest } from '../repositories/manifests';
 import { ensureOrganization } from '../repositories/organizations';
 
 /*
@@ -55,4 +58,85 @@ export function createTestExecution(db: Db, input: TestExecutionInput): Promise<
   const { botId, organizationId } = input;
   if (completed) return createCompletedExecution(db, { botId, organizationId, extractedData: completed.extractedData });
   return createExecution(db, { trigger: 'api', params: {}, ...execution });
+}
+
+/** A run that already completed with this data, as a worker leaves it. */
+export interface CompletedExecution {
+  botId: string;
+  organizationId: string;
+  extractedData: unknown;
+}
+
+/**
+ * Writes an execution that is already completed, for fixtures and benchmarks that stand in for
+ * a worker's run. Real runs go pending -> running -> completed through the lifecycle functions.
+ */
+export async function createCompletedExecution(db: Db, input: CompletedExecution) {
+  const now = new Date();
+  return db.execution.create({
+    data: {
+      id: newId('exe'),
+      botId: input.botId,
+      organizationId: input.organizationId,
+      status: 'completed',
+      startedAt: now,
+      completedAt: now,
+      extractedData:
+        input.extractedData === null || input.extractedData === undefined
+          ? Prisma.DbNull
+          : (input.extractedData as Prisma.InputJsonValue),
+    },
+  });
+}
+
+export interface CompletedExecutionInput {
+  executionId: string;
+  botId: string;
+  extractedData: unknown;
+}
+
+/**
+ * The first delivery of a completion (without change detection), created as endExecutionAttempt
+ * creates them: inside the completing transaction, body fixed here. Null when the bot has no
+ * webhook, it is disabled, it does not subscribe to `execution.completed`, or there is no data.
+ */
+export async function createDeliveryForCompletedExecution(
+  db: Db,
+  input: CompletedExecutionInput,
+): Promise<{ id: string } | null> {
+  const facts = { executionId: input.executionId, botId: input.botId, endedAt: new Date() };
+  const [id] = await createEventDeliveries(db, facts, { status: 'completed', data: input.extractedData, change: null });
+  return id ? { id } : null;
+}
+
+/**
+ * A completed execution and its deliveries, written together as a worker's completion writes
+ * them (change detection included), for fixtures and benchmarks that stand in for a run.
+ * `deliveryId` is the first of `deliveryIds`, null when there is none.
+ */
+export async function createCompletedExecutionWithDelivery(
+  db: Db,
+  input: CompletedExecution,
+): Promise<{ executionId: string; deliveryId: string | null; deliveryIds: string[] }> {
+  return inTransaction(db, async (tx) => {
+    const execution = await createCompletedExecution(tx, input);
+    const manifest = await loadManifest(tx, input.botId);
+    const hasData = input.extractedData !== null && input.extractedData !== undefined;
+    const change = hasData
+      ? await detectDataChange(tx, {
+          botId: input.botId,
+          executionId: execution.id,
+          narrowedData: selectDataPath(input.extractedData, manifest.webhook?.dataPath) ?? null,
+        })
+      : null;
+    if (change) await saveDataChange(tx, execution.id, change);
+    const facts = { executionId: execution.id, botId: input.botId, endedAt: execution.completedAt ?? new Date() };
+    const deliveryIds = await createEventDeliveries(
+      tx,
+      facts,
+      { status: 'completed', data: input.extractedData, change },
+      manifest,
+    );
+    return { executionId: execution.id, deliveryId: deliveryIds[0] ?? null, deliveryIds };
+  });
 }

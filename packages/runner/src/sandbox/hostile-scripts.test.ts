@@ -13,8 +13,14 @@ beforeAll(async () => {
 
 type Extra = Partial<Omit<SandboxedScriptOptions, 'source' | 'page'>>;
 
+/**
+ * A deadline far past what a script that fails for another reason (a crash, an error) needs, even
+ * on a loaded machine, so that reason is what ends it; scripts meant to time out set their own.
+ */
+const FAILURE_DEADLINE_MS = 30_000;
+
 function run(source: string, extra: Extra = {}) {
-  return runSandboxedScript({ source, page, session: createMemorySession(), timeoutMs: 5_000, ...extra });
+  return runSandboxedScript({ source, page, session: createMemorySession(), timeoutMs: FAILURE_DEADLINE_MS, ...extra });
 }
 
 async function failureOf(source: string, extra: Extra = {}): Promise<ScriptError> {
@@ -85,7 +91,8 @@ describe('hostile scripts', () => {
         })
       ).reason,
     ).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(4_000);
+    // Generous for a loaded machine; the loops it rules out never end.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('are stopped by the deadline while awaiting the page, and by the session deadline', async () => {
@@ -104,7 +111,8 @@ describe('hostile scripts', () => {
     ).rejects.toMatchObject({
       reason: 'timeout',
     });
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Generous for a loaded machine, and still far below the 60 s the page call would wait.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('fail when they wait on a promise nothing can settle', async () => {

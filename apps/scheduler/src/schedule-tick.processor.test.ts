@@ -23,7 +23,7 @@ import {
 import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { randomBytes } from 'node:crypto';
-import { createTickProcessor, type TickOutcome } from './tick.processor';
+import { createScheduleTickProcessor, type TickOutcome } from './schedule-tick.processor';
 
 /*
  * The tick processor called directly with the job a scheduler would receive, to pin down what
@@ -43,7 +43,7 @@ beforeAll(async () => {
   queues = createQueues(redis, uniqueQueuePrefix());
   organizationId = (await createTestOrganization(db)).id;
   const logger = createLogger({ level: 'silent' });
-  processTick = processorFor(scheduleTick, createTickProcessor({ db, queues, logger }), logger);
+  processTick = processorFor(scheduleTick, createScheduleTickProcessor({ db, queues, logger }), logger);
 });
 afterAll(async () => {
   // The organization is this file's own, so its bots are exactly the ones created here.

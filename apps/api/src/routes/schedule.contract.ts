@@ -1,10 +1,10 @@
+import { cronProblem, isTimeZone, TimestampSchema } from '@botfleet/core';
 import { z } from 'zod';
-import { cronProblem, isTimeZone } from '../cron-schedule';
-import { TimestampSchema } from './common';
+import { TriggerParamsSchema } from './executions.contract';
 
 const MAX_INTERVAL_SECONDS = 366 * 24 * 3600;
 
-export const ScheduleOverlapSchema = z
+const ScheduleOverlapSchema = z
   .enum(['skip', 'allow'])
   .describe('`skip` (default): no scheduled run starts while a run of the bot is pending or running');
 
@@ -31,10 +31,7 @@ export function createPutScheduleSchema(minIntervalSeconds: number) {
       timezone: z.string().max(64).optional().describe('IANA zone the cron is read in; default UTC'),
       active: z.boolean(),
       overlap: ScheduleOverlapSchema.optional(),
-      params: z
-        .record(z.string().max(64), z.unknown())
-        .optional()
-        .describe('Params of every scheduled run, checked like a trigger’s'),
+      params: TriggerParamsSchema.optional().describe('Params of every scheduled run, checked like a trigger’s'),
     })
     .superRefine((body, ctx) => {
       const hasInterval = body.interval !== undefined && body.interval !== null;
@@ -53,18 +50,17 @@ export function createPutScheduleSchema(minIntervalSeconds: number) {
     });
 }
 
-export const PutScheduleSchema = createPutScheduleSchema(1);
-export type PutScheduleInput = z.infer<typeof PutScheduleSchema>;
-
-export const ScheduleSchema = z.object({
-  interval: z.number().int().nullable(),
-  cron: z.string().nullable(),
-  timezone: z.string(),
-  overlap: ScheduleOverlapSchema,
-  params: z.record(z.string(), z.unknown()),
-  active: z.boolean(),
-  nextRunAt: TimestampSchema.nullable(),
-  lastRunAt: TimestampSchema.nullable(),
-  nextRuns: z.array(TimestampSchema).describe('The next five runs (empty while the schedule does not fire)'),
-});
+export const ScheduleSchema = z
+  .object({
+    interval: z.number().int().nullable(),
+    cron: z.string().nullable(),
+    timezone: z.string(),
+    overlap: ScheduleOverlapSchema,
+    params: z.record(z.string(), z.unknown()),
+    active: z.boolean(),
+    nextRunAt: TimestampSchema.nullable(),
+    lastRunAt: TimestampSchema.nullable(),
+    nextRuns: z.array(TimestampSchema).describe('The next five runs (empty while the schedule does not fire)'),
+  })
+  .meta({ id: 'Schedule' });
 export type ScheduleView = z.infer<typeof ScheduleSchema>;

@@ -1,15 +1,17 @@
-import type { ArtifactUrlSettings, Logger } from '@botfleet/core';
+import { storedStatusOf, type ArtifactUrlSettings, type Logger, type RunOutcome } from '@botfleet/core';
+import type { ClaimedExecution, PrismaClient } from '@botfleet/db';
 import {
-  claimExecutionWithinCap,
-  failUnfinishedExecution,
+  claimExecution,
+  completeExecution,
+  INFRASTRUCTURE_FAILURE,
+  maxInfraRetriesOf,
   requeueExecution,
-  type ClaimedExecution,
-  type PrismaClient,
-} from '@botfleet/db';
-import { advanceStartClock, executionRun, type ExecutionRunPayload, type Queues } from '@botfleet/queue';
+  type EngineDeps,
+  type ExecutionClaim,
+} from '@botfleet/engine';
+import { advanceStartClock, type ExecutionRunPayload, type Queues } from '@botfleet/queue';
 import type { FleetMetrics } from '@botfleet/ops';
 import {
-  CANCELLED_MESSAGE,
   executionTimeoutMs,
   InfrastructureError,
   runExecution,
@@ -21,7 +23,6 @@ import {
 } from '@botfleet/runner';
 import { DelayedError, WaitingError, type Job } from 'bullmq';
 import type { Cancellations } from './cancellations';
-import { completeExecution, type RunOutcome } from './complete-execution';
 import { createDbRunSession, type DbRunSession } from './db-run-session';
 import { loadProgram } from './load-program';
 
@@ -29,7 +30,7 @@ const FLUSH_EVERY_MS = 1_000;
 /** How long a run whose organization is at MAX_RUNNING_EXECUTIONS_PER_ORG waits before it asks again. */
 const AT_CAPACITY_RECHECK_MS = 1_000;
 
-export interface ProcessorDeps {
+export interface ExecutionRunProcessorDeps {
   db: PrismaClient;
   queues: Queues;
   logger: Logger;
@@ -62,12 +63,6 @@ export interface ProcessorDeps {
   shutdownSignal?: AbortSignal;
 }
 
-/** EXECUTION_MAX_INFRA_RETRIES when not told otherwise. */
-export const DEFAULT_MAX_INFRA_RETRIES = 3;
-
-/** The error code of a run that failed because its infrastructure did, not because of the bot. */
-export const INFRASTRUCTURE_FAILURE = 'infrastructure_failure';
-
 /** An infrastructure retry waits 2 s, 4 s, 8 s... (at most a minute), as BullMQ's backoff did. */
 const infraRetryDelayMs = (retry: number) => Math.min(60_000, 2_000 * 2 ** retry);
 
@@ -79,9 +74,18 @@ const infraRetryDelayMs = (retry: number) => Math.min(60_000, 2_000 * 2 ** retry
  * retry policy allows another try (see retryBotFailure). Registered with
  * `consume(executionRun, ...)`, which parses the payload first.
  */
-export function createExecutionProcessor(deps: ProcessorDeps) {
+export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
   const { db, logger } = deps;
-  const maxInfraRetries = deps.maxInfraRetries ?? DEFAULT_MAX_INFRA_RETRIES;
+  // The run's state changes go through the engine, which applies the running cap and the
+  // infrastructure-retry limit.
+  const engine: EngineDeps & { artifactUrls?: ArtifactUrlSettings } = {
+    db,
+    queues: deps.queues,
+    logger,
+    settings: { maxRunningExecutionsPerOrg: deps.maxRunningPerOrganization, maxInfraRetries: deps.maxInfraRetries },
+    artifactUrls: deps.artifactUrls,
+  };
+  const maxInfraRetries = maxInfraRetriesOf(engine.settings);
 
   async function processExecution({ executionId }: ExecutionRunPayload, job: Job<unknown>): Promise<void> {
     // Listen before claiming: a cancel published between the claim and the run must not be missed.
@@ -94,13 +98,12 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
   }
 
   async function runClaimed(job: Job<unknown>, executionId: string, cancelSignal: AbortSignal): Promise<void> {
-    // The organization's own running cap (set by the operator), else this default; no lock when neither is set.
-    const claimed = await claimExecutionWithinCap(db, executionId, deps.maxRunningPerOrganization ?? null);
-    if (!claimed) {
+    const claim = await claimExecution(engine, executionId);
+    if (claim.kind === 'gone') {
       logger.debug({ executionId }, 'execution already ended, cancelled or deleted; nothing to run');
       return;
     }
-    if (claimed === 'at-capacity') {
+    if (claim.kind === 'at-capacity') {
       // The row stays pending; the job keeps its fair-share priority and comes back shortly,
       // while other organizations' runs take the slot.
       logger.debug({ executionId }, 'organization at its running cap; the run waits');
@@ -113,7 +116,7 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
     );
     deps.metrics?.executionsRunning.inc();
     try {
-      await runAttempt(job, executionId, claimed, cancelSignal);
+      await runAttempt(job, executionId, claim, cancelSignal);
     } finally {
       deps.metrics?.executionsRunning.dec();
     }
@@ -122,9 +125,10 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
   async function runAttempt(
     job: Job<unknown>,
     executionId: string,
-    claimed: ClaimedExecution,
+    claim: Extract<ExecutionClaim, { run: ClaimedExecution }>,
     cancelSignal: AbortSignal,
   ): Promise<void> {
+    const claimed = claim.run;
     const startedAt = performance.now();
     const { shutdownSignal } = deps;
     const signal = shutdownSignal ? AbortSignal.any([cancelSignal, shutdownSignal]) : cancelSignal;
@@ -140,12 +144,11 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
       deadline: Date.now() + timeoutMs,
       attempt: claimed.attempt,
     });
-    if (claimed.infraRetries > maxInfraRetries) {
-      // The previous attempt never finished and no infrastructure retry is left: fail the run
-      // without running it again (a run that keeps killing its worker must not do so for ever).
-      const error = `${INFRASTRUCTURE_FAILURE}: the run's worker stopped or its browser failed ${claimed.infraRetries} times (EXECUTION_MAX_INFRA_RETRIES=${maxInfraRetries})`;
-      session.log('error', 'system', `Attempt ${claimed.attempt} not started: ${error}`);
-      await finish(claimed, session, { status: 'failed', error, stepIndex: null }, startedAt, log);
+    if (claim.kind === 'infra-retries-exhausted') {
+      const { outcome } = claim;
+      if (outcome.status === 'failed')
+        session.log('error', 'system', `Attempt ${claimed.attempt} not started: ${outcome.error}`);
+      await finish(claimed, session, outcome, startedAt, log);
       return;
     }
     const retryNote =
@@ -200,31 +203,36 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
     // Stopped by the drain deadline, not by a user: the run goes back to the queue as `pending`
     // (an orderly hand-over, not counted as an infrastructure retry; the next claim starts
     // attempt N+1), and the job never counts as failed.
-    if (
-      shutdownSignal?.aborted &&
-      !cancelSignal.aborted &&
-      outcome.status === 'failed' &&
-      (outcome.error === CANCELLED_MESSAGE || !botOutcome)
-    ) {
+    if (shutdownSignal?.aborted && !cancelSignal.aborted && (outcome.status === 'cancelled' || !botOutcome)) {
       session.log('warn', 'system', 'Worker shutting down: the execution goes back to the queue to run again');
       await session.flush().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'progress flush failed'));
       // If this fails or the process dies first, the row stays `running` and the lock expiry
       // brings the job back as a counted infrastructure retry: bounded either way.
-      await requeueExecution(db, executionId, claimed.attempt).catch((err: unknown) =>
+      await requeueExecution(engine, { executionId, attempt: claimed.attempt }).catch((err: unknown) =>
         log.warn({ err: (err as Error).message }, 'could not put the execution back to pending'),
       );
       await job.moveToWait(job.token);
       log.info('execution handed back to the queue at the shutdown deadline');
       throw new WaitingError();
     }
-    if (!botOutcome && claimed.infraRetries < maxInfraRetries && !signal.aborted) {
+    if (!botOutcome && claim.infraRetriesLeft > 0 && !signal.aborted) {
       await retryInfrastructureFailure(job, claimed, session, log);
       return;
     }
-    if (signal.aborted) session.log('info', 'system', 'Execution was cancelled');
-    else if (botOutcome && outcome.status === 'failed' && botTry(claimed) <= loaded.bot.retryAttempts) {
-      await retryBotFailure(job, claimed, loaded.bot, outcome.error, session, log);
-      return;
+    switch (outcome.status) {
+      case 'cancelled':
+        session.log('info', 'system', 'Execution was cancelled');
+        break;
+      case 'failed':
+      case 'timed_out':
+        // A cancel that lands as the run fails wins: the row is final, nothing is retried.
+        if (botOutcome && !signal.aborted && botTry(claimed) <= loaded.bot.retryAttempts) {
+          await retryBotFailure(job, claimed, loaded.bot, outcome.error, session, log);
+          return;
+        }
+        break;
+      case 'completed':
+        break;
     }
     await finish(claimed, session, outcome, startedAt, log);
   }
@@ -238,14 +246,16 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
     log: Logger,
   ): Promise<void> {
     const finished = await completeExecution(
-      deps,
-      { executionId: claimed.id, botId: claimed.botId, attempt: claimed.attempt, session },
+      engine,
+      { executionId: claimed.id, botId: claimed.botId, attempt: claimed.attempt },
       outcome,
+      session.drain(),
     );
     log.info({ status: finished ? outcome.status : 'superseded' }, 'execution finished');
     if (finished) {
-      deps.metrics?.executionsTotal.inc({ status: outcome.status, trigger: claimed.trigger });
-      deps.metrics?.executionDuration.observe({ status: outcome.status }, (performance.now() - startedAt) / 1000);
+      const status = storedStatusOf(outcome);
+      deps.metrics?.executionsTotal.inc({ status, trigger: claimed.trigger });
+      deps.metrics?.executionDuration.observe({ status }, (performance.now() - startedAt) / 1000);
     }
   }
 
@@ -295,7 +305,7 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
     session.log('warn', 'system', `Attempt ${claimed.attempt} failed: ${error}`);
     session.log('info', 'system', `Retrying ${when}: try ${next} of ${bot.retryAttempts + 1}`);
     await session.flush();
-    if (!(await requeueExecution(db, claimed.id, claimed.attempt))) {
+    if (!(await requeueExecution(engine, { executionId: claimed.id, attempt: claimed.attempt }))) {
       log.info('execution ended meanwhile (cancelled); no retry');
       return;
     }
@@ -313,23 +323,3 @@ export function createExecutionProcessor(deps: ProcessorDeps) {
 
 /** Which try of the bot an attempt is: attempts that were infrastructure retries do not count. */
 const botTry = (claimed: ClaimedExecution) => claimed.attempt - claimed.infraRetries;
-
-/**
- * BullMQ gave up on a job (its own attempts used up by errors outside the run, or it stalled more
- * often than maxStalledCount, which the worker sets above EXECUTION_MAX_INFRA_RETRIES so the row's
- * count decides first): never leave the row running.
- */
-export async function failAbandonedExecution(
-  db: PrismaClient,
-  job: Job<unknown> | undefined,
-  reason: string,
-): Promise<void> {
-  if (!job || job.name !== executionRun.name) return;
-  const payload = executionRun.schema.safeParse(job.data);
-  if (!payload.success) return;
-  await failUnfinishedExecution(
-    db,
-    payload.data.executionId,
-    `${INFRASTRUCTURE_FAILURE}: execution could not be completed: ${reason}`,
-  );
-}

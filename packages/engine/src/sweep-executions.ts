@@ -1,31 +1,25 @@
-import type { Logger } from '@botfleet/core';
-import type { PrismaClient } from '@botfleet/db';
 import { failUnfinishedExecution, listStaleUnfinishedExecutions } from '@botfleet/db';
-import { enqueueExecutionRuns, executionRun, type Queues } from '@botfleet/queue';
-import { INFRASTRUCTURE_FAILURE } from './execution-processor';
+import { enqueueExecutionRuns, executionRun } from '@botfleet/queue';
+import { INFRASTRUCTURE_FAILURE } from './caps';
+import type { EngineDeps } from './engine-deps';
+import type { SweepOptions } from './sweep-options';
 
-export interface SweepOptions {
+export interface ExecutionSweepOptions extends SweepOptions {
   /** A pending row younger than this may still be on its way into Redis. */
   pendingGraceMs: number;
-  /** How many rows one sweep looks at. */
-  batchSize?: number;
-  /** Only this organization's executions (tests and benchmarks share a database across queue prefixes). */
-  organizationId?: string;
-  /** Aborts on shutdown: the sweep stops after the row at hand (the next pass redoes the rest). */
-  signal?: AbortSignal;
 }
 
 /**
- * The outbox sweep. Redis holds work in flight; PostgreSQL holds the truth. Pending executions
- * whose job is missing (the enqueue failed, Redis was flushed) are enqueued again; running ones
- * whose job is gone or finished (their worker died and the job cannot come back) are failed.
+ * The execution sweep (the worker role runs it periodically). Redis holds work in flight;
+ * PostgreSQL holds the truth. Pending executions whose job is missing (the enqueue after a commit
+ * failed, Redis was flushed) are enqueued again; running ones whose job is gone or finished (their
+ * worker died and the job cannot come back) are failed.
  */
 export async function sweepExecutions(
-  db: PrismaClient,
-  queues: Queues,
-  logger: Logger,
-  options: SweepOptions,
+  deps: EngineDeps,
+  options: ExecutionSweepOptions,
 ): Promise<{ enqueued: number; failed: number }> {
+  const { db, queues, logger } = deps;
   const before = new Date(Date.now() - options.pendingGraceMs);
   const rows = await listStaleUnfinishedExecutions(db, before, options.batchSize ?? 500, options.organizationId);
   const queue = queues.get(executionRun.queue);

@@ -1,0 +1,46 @@
+import { settlesWithin, type Logger } from '@botfleet/core';
+
+/** How long a command waits for its best-effort notices before it answers anyway. */
+const NOTIFY_WAIT_MS = 2_000;
+
+/**
+ * The enqueue that follows a committed transaction. The row is the truth and a sweeper rebuilds
+ * a missing job from it, so a refused enqueue is logged and left to the sweeper: the command has
+ * succeeded either way, and its caller answers as if the job were queued.
+ */
+export async function enqueueAfterCommit(
+  logger: Logger,
+  context: Record<string, unknown>,
+  enqueue: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await enqueue();
+  } catch (err) {
+    logger.warn({ ...context, err: (err as Error).message }, 'enqueue failed; the sweeper will enqueue from the row');
+  }
+}
+
+/**
+ * The notices that follow a committed state change (event webhooks, the cancel channel, a job
+ * dropped from the queue). None decides anything: the row is already final, a delivery row
+ * without its job is found by the delivery sweeper, and a worker that misses a cancel cannot
+ * write its result. So they are waited for briefly, and failures are only logged.
+ */
+export async function notifyBestEffort(
+  logger: Logger,
+  context: Record<string, unknown>,
+  notices: Promise<unknown>[],
+): Promise<void> {
+  if (notices.length === 0) return;
+  await settlesWithin(
+    Promise.allSettled(notices).then((results) => {
+      const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed.length > 0)
+        logger.warn(
+          { ...context, failed: failed.length, err: (failed[0]!.reason as Error)?.message },
+          'best-effort notice failed; the sweepers and the final row cover it',
+        );
+    }),
+    NOTIFY_WAIT_MS,
+  );
+}

@@ -1,0 +1,143 @@
+import { createArtifactUrlSigner, storedStatusOf, type ArtifactUrlSettings, type RunOutcome } from '@botfleet/core';
+import {
+  claimExecutionWithinCap,
+  endExecutionAttempt,
+  failUnfinishedExecution,
+  newArtifactId,
+  requeueExecution as requeueExecutionRow,
+  type ClaimedExecution,
+  type ProgressBatch,
+} from '@botfleet/db';
+import { executionRun, webhookDeliver } from '@botfleet/queue';
+import type { Job } from 'bullmq';
+import { notifyBestEffort } from './after-commit';
+import { INFRASTRUCTURE_FAILURE, infraRetriesLeft, maxInfraRetriesOf } from './caps';
+import type { EngineDeps } from './engine-deps';
+
+/*
+ * The worker's side of a run: claim, then complete or requeue. Every write names the attempt it
+ * claimed, so a worker that lost its job (stalled, killed, partitioned) can never overwrite what
+ * a newer attempt or a cancel wrote.
+ */
+
+/** What a claim came to. */
+export type ExecutionClaim =
+  /** Already ended, cancelled or deleted: nothing to run. */
+  | { kind: 'gone' }
+  /** The organization is at its running cap: the row stays pending, the job should come back shortly. */
+  | { kind: 'at-capacity' }
+  /** Claimed, and the run may go ahead with `infraRetriesLeft` infrastructure retries in hand. */
+  | { kind: 'claimed'; run: ClaimedExecution; infraRetriesLeft: number }
+  /**
+   * Claimed, but the previous attempts never finished more often than EXECUTION_MAX_INFRA_RETRIES
+   * allows: the caller ends it with `outcome` without running it again (a run that keeps killing
+   * its worker must not do so for ever).
+   */
+  | { kind: 'infra-retries-exhausted'; run: ClaimedExecution; outcome: RunOutcome };
+
+/**
+ * Claims an execution for this attempt under the organization's running cap (its own, else
+ * MAX_RUNNING_EXECUTIONS_PER_ORG; no lock when neither is set) and the infrastructure-retry limit.
+ */
+export async function claimExecution(deps: EngineDeps, executionId: string): Promise<ExecutionClaim> {
+  const claimed = await claimExecutionWithinCap(
+    deps.db,
+    executionId,
+    deps.settings?.maxRunningExecutionsPerOrg ?? null,
+  );
+  if (!claimed) return { kind: 'gone' };
+  if (claimed === 'at-capacity') return { kind: 'at-capacity' };
+  const left = infraRetriesLeft(deps.settings, claimed);
+  if (left >= 0) return { kind: 'claimed', run: claimed, infraRetriesLeft: left };
+  const error = `${INFRASTRUCTURE_FAILURE}: the run's worker stopped or its browser failed ${claimed.infraRetries} times (EXECUTION_MAX_INFRA_RETRIES=${maxInfraRetriesOf(deps.settings)})`;
+  return { kind: 'infra-retries-exhausted', run: claimed, outcome: { status: 'failed', error, stepIndex: null } };
+}
+
+/** The attempt a completion or a requeue speaks for. */
+export interface AttemptRef {
+  executionId: string;
+  botId: string;
+  attempt: number;
+}
+
+/**
+ * A run with nothing extracted (no extract steps, a script returning nothing) produced no data:
+ * its extract endpoint answers 404 and no webhook is sent, rather than publishing `{}`.
+ */
+function producedData(data: unknown): boolean {
+  if (data === null || data === undefined) return false;
+  return !(typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0);
+}
+
+/**
+ * Ends the attempt in one transaction: the final state, the rest of its output (`progress`), the
+ * failure screenshot and the delivery rows of the webhook's events. Nothing is written when this
+ * attempt no longer owns the execution (cancelled or re-claimed); returns whether it did. The
+ * delivery jobs are enqueued after commit; a lost one is found by the delivery sweeper.
+ *
+ * With `artifactUrls`, an `execution.failed` event carries a signed URL of the screenshot, valid
+ * for the configured lifetime from the failure (the body is fixed, so retries send the same URL).
+ */
+export async function completeExecution(
+  deps: EngineDeps & { artifactUrls?: ArtifactUrlSettings },
+  attempt: AttemptRef,
+  outcome: RunOutcome,
+  progress: ProgressBatch,
+): Promise<boolean> {
+  let screenshotUrl: string | null = null;
+  let stored: RunOutcome = outcome;
+  switch (outcome.status) {
+    case 'completed':
+      stored = { status: 'completed', data: producedData(outcome.data) ? outcome.data : null };
+      break;
+    case 'failed':
+    case 'timed_out':
+      if (outcome.screenshot) {
+        const id = newArtifactId();
+        const data = Buffer.from(outcome.screenshot.buffer, outcome.screenshot.byteOffset, outcome.screenshot.length);
+        progress.artifacts.push({ id, kind: 'failure-screenshot', contentType: 'image/png', data });
+        const urls = deps.artifactUrls;
+        if (urls) screenshotUrl = createArtifactUrlSigner(urls.signingKey, urls.baseUrl, urls.ttlSeconds).sign(id);
+      }
+      break;
+    case 'cancelled':
+      break;
+  }
+  const result = await endExecutionAttempt(deps.db, { ...attempt, outcome: stored, progress, screenshotUrl });
+  await notifyBestEffort(
+    deps.logger,
+    { executionId: attempt.executionId, status: storedStatusOf(outcome) },
+    result.deliveryIds.map((deliveryId) => webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 })),
+  );
+  return result.finished;
+}
+
+/**
+ * Puts this attempt's run back to `pending`, if this attempt still owns it (a cancel wins): a bot
+ * failure to be tried again, or a run handed back at shutdown. The caller keeps the job and moves
+ * it back in BullMQ; the next claim starts the next attempt without counting an infrastructure
+ * retry. False when the attempt no longer owns the run.
+ */
+export async function requeueExecution(deps: EngineDeps, attempt: Omit<AttemptRef, 'botId'>): Promise<boolean> {
+  return requeueExecutionRow(deps.db, attempt.executionId, attempt.attempt);
+}
+
+/**
+ * BullMQ gave up on a job (its own attempts used up by errors outside the run, or it stalled more
+ * often than maxStalledCount, which the worker sets above EXECUTION_MAX_INFRA_RETRIES so the row's
+ * count decides first): never leave the row running.
+ */
+export async function failAbandonedExecution(
+  deps: EngineDeps,
+  job: Job<unknown> | undefined,
+  reason: string,
+): Promise<void> {
+  if (!job || job.name !== executionRun.name) return;
+  const payload = executionRun.schema.safeParse(job.data);
+  if (!payload.success) return;
+  await failUnfinishedExecution(
+    deps.db,
+    payload.data.executionId,
+    `${INFRASTRUCTURE_FAILURE}: execution could not be completed: ${reason}`,
+  );
+}
