@@ -1,6 +1,6 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
 import { findExecution, listExecutionLogs, listStepOutputs } from '@botfleet/db';
-import { processTree, startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/testkit';
+import { chromiumChildren, startFixtureServer, waitUntil, type FixtureServer } from '@botfleet/testkit';
 import type { ChildProcess } from 'node:child_process';
 import request from 'supertest';
 import { killWorkerProcess, spawnWorkerProcess, startTestWorker } from './testing';
@@ -23,8 +23,12 @@ beforeAll(async () => {
   h = await createApiHarness();
   org = await h.newOrg();
 });
+// A test's last worker process would otherwise still consume the queue in the next test, and
+// could take a run meant for that test's worker.
+afterEach(() => {
+  started.splice(0).forEach(killWorkerProcess);
+});
 afterAll(async () => {
-  started.forEach(killWorkerProcess);
   await h.close();
   await site.close();
 });
@@ -72,6 +76,9 @@ const slowSteps = [
   { action: 'waitFor', ms: 4_000 },
   { action: 'extract', name: 'title', selector: '#title' },
 ];
+
+/** Long on the page: the log that says the page opened is flushed within a second or so, and the kill must land before the run ends. */
+const onPageSteps = [{ action: 'waitFor', ms: 15_000 }, ...slowSteps.slice(1)];
 
 it('completes a run whose worker was killed as many times as EXECUTION_MAX_INFRA_RETRIES allows', async () => {
   const botId = await h.newBot(org, { name: 'survives', targetUrl: site.url('/page') }, { steps: slowSteps });
@@ -128,22 +135,21 @@ it("does not spend the bot's own retry policy on a killed worker", async () => {
 }, 180_000);
 
 it('retries a run whose Chromium crashed as a new attempt, counted the same way', async () => {
-  const botId = await h.newBot(org, { name: 'crashing browser', targetUrl: site.url('/page') }, { steps: slowSteps });
+  const botId = await h.newBot(org, { name: 'crashing browser', targetUrl: site.url('/page') }, { steps: onPageSteps });
   // In this process: the test kills the worker's Chromium, not the worker.
   const worker = await startTestWorker(h, org, { maxInfraRetries: MAX_INFRA_RETRIES });
   try {
     const trigger = await request(h.app).post(`/api/v1/bots/${botId}/executions`).set(org.auth('write')).send({});
     const executionId: string = trigger.body.executionId;
-    await waitUntil(async () => (await row(executionId)).status === 'running', {
-      timeoutMs: 30_000,
-      message: 'the run never started',
-    });
+    // Killed while the run is on the page: a browser that dies between the claim and the run's
+    // context is simply launched again for it, with no retry to count.
+    await waitUntil(
+      async () => (await listExecutionLogs(h.db, executionId)).some((l) => l.message.startsWith('Opened ')),
+      { timeoutMs: 30_000, message: 'the run never opened its page' },
+    );
     const browser = await waitUntil(
-      // The browser process itself (its helpers carry --type=), by its executable, not by arguments.
-      () =>
-        processTree(process.pid).find(
-          (p) => p.pid !== process.pid && /chrom/i.test(p.command.split(' ')[0] ?? '') && !/--type=/.test(p.command),
-        ),
+      // This process's own browser, a direct child (its helpers carry --type=).
+      () => chromiumChildren(process.pid).find((p) => !/--type=/.test(p.command)),
       { timeoutMs: 10_000, message: 'no Chromium under this process' },
     );
     process.kill(browser.pid, 'SIGKILL');

@@ -44,6 +44,8 @@ const ACTIONS_PAGE = `<!doctype html><title>Actions</title>
   document.addEventListener('keydown', (e) => note('key ' + e.key));
   setTimeout(() => { document.getElementById('late').hidden = false; }, 150);
 </script>`;
+/** The same page with #late shown from the start: its height does not change after load. */
+const SETTLED_ACTIONS_PAGE = ACTIONS_PAGE.replace('<p id="late" hidden>', '<p id="late">');
 
 interface PageState {
   path: string;
@@ -73,6 +75,8 @@ function readPageState(page: Page): Promise<PageState> {
 
 interface AgreementCase {
   name: string;
+  /** The fixture page the case starts on (default /actions). */
+  path?: string;
   steps: readonly StepInput[];
   params?: Record<string, unknown>;
   /** What both ways must have done, so agreeing on nothing cannot pass. */
@@ -281,6 +285,9 @@ const CASES: AgreementCases = {
   screenshot: [
     {
       name: 'the viewport, then the full page',
+      // On /actions the page grows when #late appears, 150 ms after load: the full page's height
+      // would depend on which way got there first.
+      path: '/settled',
       steps: [{ action: 'screenshot' }, { action: 'screenshot', fullPage: true }],
       expected: { outputs: [{ artifactId: 'artifact-1' }, { artifactId: 'artifact-2' }] },
     },
@@ -298,11 +305,16 @@ function artifactShapes(session: MemorySession) {
 }
 
 describe('step actions: the interpreter and the generated script agree', () => {
-  const fixture = useBrowserFixture({ routes: { '/actions': ACTIONS_PAGE, '/next': ACTIONS_PAGE } });
+  const fixture = useBrowserFixture({
+    routes: { '/actions': ACTIONS_PAGE, '/next': ACTIONS_PAGE, '/settled': SETTLED_ACTIONS_PAGE },
+  });
 
-  async function perform(how: 'interpreter' | 'script', input: readonly StepInput[], params: Record<string, unknown>) {
+  async function perform(
+    how: 'interpreter' | 'script',
+    { path = '/actions', steps: input, params = {} }: AgreementCase,
+  ) {
     const steps = indexSteps(input);
-    const page = await fixture.newPage('/actions');
+    const page = await fixture.newPage(path);
     const session = createMemorySession({ params });
     const data =
       how === 'interpreter'
@@ -323,9 +335,10 @@ describe('step actions: the interpreter and the generated script agree', () => {
   const cases = Object.entries(CASES).flatMap(([action, list]: [string, readonly AgreementCase[]]) =>
     list.map((c) => [`${action}: ${c.name}`, c] as const),
   );
-  it.each(cases)('%s', async (_name, { steps, params = {}, expected }) => {
-    const interpreted = await perform('interpreter', steps, params);
-    const scripted = await perform('script', steps, params);
+  it.each(cases)('%s', async (_name, agreementCase) => {
+    const { steps, expected } = agreementCase;
+    const interpreted = await perform('interpreter', agreementCase);
+    const scripted = await perform('script', agreementCase);
     expect(scripted).toEqual(interpreted);
     expect(interpreted.outputs.map((output) => output.status)).toEqual(steps.map(() => 'completed'));
     expect(interpreted.page).toMatchObject(expected.page ?? {});
