@@ -7,7 +7,9 @@
 # JavaScript, non-root user).
 
 # ---- deps: exactly the lockfile, cached across source changes ----
-FROM node:20-bookworm-slim AS deps
+# Node 24 (LTS): `engines` allows 20.19+, 22.12+ and 24, and `npm test` runs a part of the suite,
+# an end-to-end run included, on Node 24 (scripts/node-version.mjs); Node 20 is past its end of life.
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 # Native addons (if a prebuilt binary is missing for this platform) build from source.
@@ -46,7 +48,7 @@ RUN npm run build \
  && rm -rf packages/*/src apps/*/src packages/*/testing.ts apps/*/testing.ts
 
 # ---- runtime ----
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # Debian's chromium has the Chromium major Playwright 1.64 expects. Fonts so pages and
 # screenshots render text (Latin, symbols, emoji); add fonts-noto-cjk for CJK pages. tini as
 # PID 1 forwards SIGTERM to node and reaps the Chromium helpers node does not wait for.
@@ -72,5 +74,7 @@ USER node
 EXPOSE 3000 9464
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # The launcher directly (not `npm start`): it receives SIGTERM itself and drains before exiting.
-# It creates the database if missing and applies migrations (advisory-locked) on start.
+# It applies pending migrations on start unless MIGRATE_ON_START=false; deployments that migrate
+# with a one-off job (the Kubernetes base) run `node apps/launcher/dist/migrate-cli.js` instead,
+# the compiled `npm run db:migrate`.
 CMD ["node", "apps/launcher/dist/main.js"]

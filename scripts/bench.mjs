@@ -3,8 +3,9 @@
 // between the two, the worker's run function alone, without queue or database), plus API and
 // webhook load figures, each against its physical limit measured in the same run (a bare
 // node:http + pg server for the API, a bare claim/POST/record loop for webhooks), plus list
-// latency at 1k vs 1M executions and the worker's RSS after 100 vs 1,000 runs. The last line
-// printed is one JSON object, so runs can be compared.
+// latency at 1k vs 1M executions and the worker's RSS after 100 vs 1,000 runs, and the launcher's
+// API throughput with API_PROCESSES=1 and auto side by side. The last line printed is one JSON
+// object, so runs can be compared.
 //
 // `npm run bench -- --quick`: 12 runs per side in 1 round, 2 s API windows, 100 webhooks, 100,000
 // executions instead of 1,000,000, RSS after 20 and 200 runs of a goto-only bot (about two minutes).

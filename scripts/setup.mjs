@@ -120,6 +120,28 @@ export function ensureChromium() {
   run(process.execPath, [join(ROOT, 'scripts/ensure-chromium.mjs')]);
 }
 
+const PGBOUNCER = '/usr/sbin/pgbouncer';
+
+/**
+ * PgBouncer (Debian's package) for the tests behind a transaction pooler
+ * (packages/testkit/src/pgbouncer.ts), installed when missing where that can be done: as root on
+ * Debian or Ubuntu. Elsewhere it says how, and only those tests fail.
+ */
+export function ensurePgBouncer() {
+  if (existsSync(PGBOUNCER)) return;
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!root || !existsSync('/usr/bin/apt-get')) {
+    say(
+      'PgBouncer is missing and cannot be installed from here: `sudo apt-get install -y pgbouncer` (the pooler tests need it)',
+    );
+    return;
+  }
+  say('installing PgBouncer (Debian package) for the pooler tests');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  run('apt-get', ['update'], { env });
+  run('apt-get', ['install', '-y', '--no-install-recommends', 'pgbouncer'], { env });
+}
+
 /** The newest modification time of the files under `path` (a file or a directory), skipping tests. */
 function newestMtime(path) {
   if (!existsSync(path)) return 0;
@@ -172,10 +194,11 @@ export function runTs(file, args = [], env = process.env) {
   return result.status ?? 1;
 }
 
-export function setup({ chromium = true, dev = true } = {}) {
+export function setup({ chromium = true, dev = true, pgbouncer = false } = {}) {
   // Asked before the install: a console to build needs its build tools, whatever NODE_ENV says.
   ensureDependencies({ dev, buildConsole: consoleIsStale() });
   ensurePrismaClient();
   ensureConsoleBuilt();
   if (chromium) ensureChromium();
+  if (pgbouncer) ensurePgBouncer();
 }

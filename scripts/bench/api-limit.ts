@@ -63,11 +63,43 @@ export async function startBareApiServer(options: {
   };
 }
 
-async function measured(load: () => Promise<LoadResult>, cpuMs: () => () => number): Promise<ServerLoad> {
+/** One load window, with the CPU `cpuMs` reports for the server over it. */
+export async function measured(load: () => Promise<LoadResult>, cpuMs: () => () => number): Promise<ServerLoad> {
   const used = cpuMs();
   const result = await load();
   const cpu = used();
   return { ...result, cpuMs: cpu, cpuMsPerRequest: result.total > 0 ? cpu / result.total : 0 };
+}
+
+export interface RouteLoadOptions {
+  authHeader: string;
+  /** A bot and an execution of the bench organization. */
+  botId: string;
+  executionId: string;
+  seconds: number;
+  connections: number;
+}
+
+/** The two hot routes' autocannon windows (GET an execution, trigger a run), for any server's base URL. */
+export function routeLoads(options: RouteLoadOptions) {
+  const common = { seconds: options.seconds, connections: options.connections };
+  return {
+    get: (baseUrl: string) => () =>
+      runAutocannon({
+        ...common,
+        url: `${baseUrl}/executions/${options.executionId}`,
+        method: 'GET',
+        headers: { authorization: options.authHeader },
+      }),
+    trigger: (baseUrl: string) => () =>
+      runAutocannon({
+        ...common,
+        url: `${baseUrl}/bots/${options.botId}/executions`,
+        method: 'POST',
+        headers: { authorization: options.authHeader, 'content-type': 'application/json' },
+        body: '{}',
+      }),
+  };
 }
 
 /**
@@ -76,18 +108,14 @@ async function measured(load: () => Promise<LoadResult>, cpuMs: () => () => numb
  * (a child: its CPU is read from /proc). Back to back per route, botfleet first for GET and bare
  * first for the trigger, so a trend in outside load does not always land on the same side.
  */
-export async function runApiLimit(options: {
-  botfleetBaseUrl: string;
-  authHeader: string;
-  /** A bot and an execution of the bench organization (the bare server serves the same organization). */
-  botId: string;
-  executionId: string;
-  bare: BareApiServer;
-  bareExpress: BareApiServer;
-  seconds: number;
-  connections: number;
-}): Promise<ApiLimitResult> {
-  const common = { seconds: options.seconds, connections: options.connections };
+export async function runApiLimit(
+  options: RouteLoadOptions & {
+    botfleetBaseUrl: string;
+    /** Serve the same organization as botfleet's API. */
+    bare: BareApiServer;
+    bareExpress: BareApiServer;
+  },
+): Promise<ApiLimitResult> {
   const ownCpu = () => {
     const since = process.cpuUsage();
     return () => ownCpuMsSince(since);
@@ -96,21 +124,7 @@ export async function runApiLimit(options: {
     const since = processCpuMs(server.pid);
     return () => processCpuMs(server.pid) - since;
   };
-  const get = (baseUrl: string) => () =>
-    runAutocannon({
-      ...common,
-      url: `${baseUrl}/executions/${options.executionId}`,
-      method: 'GET',
-      headers: { authorization: options.authHeader },
-    });
-  const trigger = (baseUrl: string) => () =>
-    runAutocannon({
-      ...common,
-      url: `${baseUrl}/bots/${options.botId}/executions`,
-      method: 'POST',
-      headers: { authorization: options.authHeader, 'content-type': 'application/json' },
-      body: '{}',
-    });
+  const { get, trigger } = routeLoads(options);
 
   const botfleetGet = await measured(get(options.botfleetBaseUrl), ownCpu);
   const bareGet = await measured(get(options.bare.baseUrl), childCpu(options.bare));

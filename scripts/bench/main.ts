@@ -1,7 +1,7 @@
 // The bench itself; run it with `npm run bench` (scripts/bench.mjs sets the database, queue prefix
 // and log level, and documents the BENCH_* variables). Everything runs in this one process, as
 // `npm start` runs its roles: the API, a worker, the fixture site and the bare-Playwright browser.
-import { createLogger, createSecretBox } from '@botfleet/core';
+import { createLogger, createSecretBox, redisSettingsFromUrl } from '@botfleet/core';
 import {
   createApiKey,
   createDatabaseIfMissing,
@@ -18,6 +18,7 @@ import { startWorker } from '@botfleet/worker';
 import { randomBytes } from 'node:crypto';
 import { createBenchApiClient } from './api-client';
 import { runApiLimit, startBareApiServer } from './api-limit';
+import { runApiProcesses } from './api-processes';
 import { runBareLoop, type BareLoopResult } from './bare-loop';
 import { createCompletionTracker } from './completion-tracker';
 import { loadBenchConfig } from './config';
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
     const { key } = await createApiKey(benchDb, { organizationId: org.id, name: 'bench', permission: 'write' });
 
     const secretBox = createSecretBox(randomBytes(32));
-    const common = { db, redisUrl: config.redisUrl, queuePrefix: config.queuePrefix, logger };
+    const common = { db, redis: redisSettingsFromUrl(config.redisUrl), queuePrefix: config.queuePrefix, logger };
     const api = await startApi({
       ...common,
       secretBox,
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
     });
     cleanup.add('worker', () => worker.stop());
     // Queue handles of the bench's own, to obliterate whatever the API load left queued.
-    const redis = createRedisConnection(config.redisUrl, 'worker');
+    const redis = createRedisConnection(redisSettingsFromUrl(config.redisUrl), 'worker');
     const queues = createQueues(redis, config.queuePrefix);
     cleanup.add('bench queues', async () => {
       await queues.get(executionRun.queue).obliterate({ force: true });
@@ -249,6 +250,24 @@ async function main(): Promise<void> {
     await cleanup.now('bare Express server');
     await queues.get(executionRun.queue).obliterate({ force: true });
 
+    // The same windows against the launcher serving the api role with API_PROCESSES=1 and `auto`.
+    loadAverage.apiProcesses = loadAverage1m();
+    say(`API processes: the launcher with API_PROCESSES=1 and auto (load average ${loadAverage.apiProcesses})`);
+    const processesPrefix = `${config.queuePrefix}-processes`;
+    const apiProcesses = await runApiProcesses({
+      authHeader: client.authHeader,
+      botId,
+      executionId: warm.executionIds[0]!,
+      seconds: config.apiSeconds,
+      connections: config.apiConnections,
+      databaseUrl: config.databaseUrl,
+      redisUrl: config.redisUrl,
+      queuePrefix: processesPrefix,
+    });
+    const processesQueues = createQueues(redis, processesPrefix);
+    await processesQueues.get(executionRun.queue).obliterate({ force: true });
+    await processesQueues.close();
+
     loadAverage.webhooks = loadAverage1m();
     say(`webhooks: ${config.webhooks} deliveries (load average ${loadAverage.webhooks})`);
     const webhooks = await benchWebhooks({
@@ -286,6 +305,7 @@ async function main(): Promise<void> {
       completionPolls,
       worker: workerProfile,
       api: { ...apiLimit, seconds: config.apiSeconds, connections: config.apiConnections },
+      apiProcesses,
       webhooks: { ...webhooks, count: config.webhooks, concurrency: config.webhookConcurrency },
       list,
       workerRss,

@@ -1,4 +1,5 @@
 import type { ApiLimitResult, ServerLoad } from './api-limit';
+import type { ApiProcessesResult } from './api-processes';
 import type { ListLatencyResult } from './list-latency';
 import type { CpuUse } from './process-tree-cpu';
 import type { Measurements } from './rounds';
@@ -16,6 +17,8 @@ export interface BenchFigures extends Measurements {
   worker: WorkerProfile;
   /** botfleet's API and the bare node:http + pg server under the same autocannon settings. */
   api: ApiLimitResult & { seconds: number; connections: number };
+  /** The launcher serving the api role with API_PROCESSES=1 and `auto`, same windows. */
+  apiProcesses: ApiProcessesResult;
   webhooks: WebhooksBenchResult & { count: number; concurrency: number };
   list: ListLatencyResult;
   workerRss: WorkerRssResult;
@@ -70,6 +73,15 @@ export interface BenchSummary {
   apiGetBareCpuMsPerRequest: number;
   apiTriggerCpuMsPerRequest: number;
   apiTriggerBareCpuMsPerRequest: number;
+  /** The launcher (api role) with API_PROCESSES=1 and `auto` (apiProcessesAuto of them): requests/s. */
+  apiProcessesAuto: number;
+  apiGetRpsOneProcess: number;
+  apiGetRpsAutoProcesses: number;
+  apiTriggerRpsOneProcess: number;
+  apiTriggerRpsAutoProcesses: number;
+  /** auto over 1: how API throughput grows with the machine's cores. */
+  apiGetProcessesRatio: number;
+  apiTriggerProcessesRatio: number;
   /** Pending deliveries drained per second: the delivery role over the bare loop. */
   webhookRatio: number;
   webhookRoleRps: number;
@@ -161,6 +173,13 @@ export function summarize(f: BenchFigures): BenchSummary {
     apiGetBareCpuMsPerRequest: round3(f.api.bare.get.cpuMsPerRequest),
     apiTriggerCpuMsPerRequest: round3(api.trigger.cpuMsPerRequest),
     apiTriggerBareCpuMsPerRequest: round3(f.api.bare.trigger.cpuMsPerRequest),
+    apiProcessesAuto: f.apiProcesses.auto.processes,
+    apiGetRpsOneProcess: round1(f.apiProcesses.one.get.rps),
+    apiGetRpsAutoProcesses: round1(f.apiProcesses.auto.get.rps),
+    apiTriggerRpsOneProcess: round1(f.apiProcesses.one.trigger.rps),
+    apiTriggerRpsAutoProcesses: round1(f.apiProcesses.auto.trigger.rps),
+    apiGetProcessesRatio: ratio(f.apiProcesses.auto.get.rps, f.apiProcesses.one.get.rps),
+    apiTriggerProcessesRatio: ratio(f.apiProcesses.auto.trigger.rps, f.apiProcesses.one.trigger.rps),
     webhookRatio: ratio(drainRps(f.webhooks.role), drainRps(f.webhooks.bare)),
     webhookRoleRps: round1(drainRps(f.webhooks.role)),
     webhookBareRps: round1(drainRps(f.webhooks.bare)),
@@ -252,6 +271,18 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
     [
       '  (autocannon)',
       `${f.api.connections} connections, ${f.api.seconds} s per window, worker stopped; bare = node:http + pg Pool + BullMQ in a child process, no auth`,
+    ],
+    [
+      'API_PROCESSES=1 / auto',
+      `POST ${s.apiTriggerRpsOneProcess} / ${s.apiTriggerRpsAutoProcesses} req/s (x${s.apiTriggerProcessesRatio}), GET ${s.apiGetRpsOneProcess} / ${s.apiGetRpsAutoProcesses} req/s (x${s.apiGetProcessesRatio})`,
+    ],
+    ['  POST, API_PROCESSES=1', serverLine(f.apiProcesses.one.trigger)],
+    [`  POST, auto (${s.apiProcessesAuto})`, serverLine(f.apiProcesses.auto.trigger)],
+    ['  GET, API_PROCESSES=1', serverLine(f.apiProcesses.one.get)],
+    [`  GET, auto (${s.apiProcessesAuto})`, serverLine(f.apiProcesses.auto.get)],
+    [
+      '  (launcher, ROLES=api)',
+      `same autocannon windows, in a process of its own; CPU is the launcher's whole process tree; autocannon shares the machine's cores`,
     ],
     ['', ''],
     [

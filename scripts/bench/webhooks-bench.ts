@@ -1,4 +1,4 @@
-import { createLogger, newId, type SecretBox } from '@botfleet/core';
+import { createLogger, newId, type SecretBox, redisSettingsFromUrl } from '@botfleet/core';
 import { createBot, deleteBot, saveManifest, type PrismaClient } from '@botfleet/db';
 import { createCompletedExecutionWithDelivery } from '@botfleet/db/testing';
 import { startDelivery } from '@botfleet/delivery';
@@ -116,11 +116,11 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
     parameters: [],
   });
 
-  const connection = createRedisConnection(options.redisUrl, 'worker');
+  const connection = createRedisConnection(redisSettingsFromUrl(options.redisUrl), 'worker');
   const queues = createQueues(connection, options.queuePrefix);
   let role: { stop(): Promise<void> } | null = await startDelivery({
     db: options.db,
-    redisUrl: options.redisUrl,
+    redis: redisSettingsFromUrl(options.redisUrl),
     queuePrefix: options.queuePrefix,
     logger: createLogger({ level: 'warn' }),
     secretBox: options.secretBox,

@@ -1,4 +1,4 @@
-import { defineRole, type Logger, type SecretBox } from '@botfleet/core';
+import { defineRole, repeatedLog, type Logger, type RedisSettings, type SecretBox } from '@botfleet/core';
 import type { PrismaClient } from '@botfleet/db';
 import type { Ops } from '@botfleet/ops';
 import { createQueues, closeRedis, createRedisConnection, jobCatalog } from '@botfleet/queue';
@@ -12,7 +12,8 @@ const HEADERS_TIMEOUT_MS = 10_000;
 
 export interface StartApiOptions {
   db: PrismaClient;
-  redisUrl: string;
+  /** How to reach Redis (REDIS_*, parsed once). */
+  redis: RedisSettings;
   queuePrefix: string;
   logger: Logger;
   secretBox: SecretBox;
@@ -32,8 +33,10 @@ export const startApi = apiRole.start;
 export type ApiHandle = Awaited<ReturnType<typeof startApi>>;
 
 async function startApiRole(options: StartApiOptions) {
-  const redis = createRedisConnection(options.redisUrl, 'producer');
-  redis.on('error', (err) => options.logger.warn({ err: err.message }, 'redis (api) connection error'));
+  const redis = createRedisConnection(options.redis, 'producer');
+  redis.on('error', (err: Error) =>
+    repeatedLog.warn(options.logger, { err: err.message }, 'redis (api) connection error'),
+  );
   const queues = createQueues(redis, options.queuePrefix);
   const app = createApp({
     db: options.db,

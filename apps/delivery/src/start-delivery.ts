@@ -1,13 +1,23 @@
-import { CONFIG_DEFAULTS, defineRole, settlesWithin, startPeriodic, type Logger, type SecretBox } from '@botfleet/core';
+import {
+  CONFIG_DEFAULTS,
+  defineRole,
+  repeatedLog,
+  settlesWithin,
+  startPeriodic,
+  type Logger,
+  type RedisSettings,
+  type SecretBox,
+} from '@botfleet/core';
 import { pingDatabase, type PrismaClient } from '@botfleet/db';
 import { sweepDeliveries } from '@botfleet/engine';
 import { createOps, type Ops } from '@botfleet/ops';
 import {
   consume,
+  consumerReady,
   createQueues,
   closeRedis,
   createRedisConnection,
-  redisReady,
+  queueSlotReady,
   stopWorker,
   webhookDeliver,
 } from '@botfleet/queue';
@@ -17,7 +27,8 @@ import { createWebhookDeliverProcessor } from './webhook-deliver.processor';
 
 export interface StartDeliveryOptions {
   db: PrismaClient;
-  redisUrl: string;
+  /** How to reach Redis (REDIS_*, parsed once). */
+  redis: RedisSettings;
   queuePrefix: string;
   logger: Logger;
   secretBox: SecretBox;
@@ -54,8 +65,10 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
   const ops = options.ops ?? createOps();
   // Worker-style connection (retries forever) for the re-enqueue too: a job that schedules its
   // retry during a Redis blip waits for Redis rather than losing the retry; the sweeper backs it up.
-  const connection = createRedisConnection(options.redisUrl, 'worker');
-  connection.on('error', (err) => logger.warn({ err: err.message }, 'redis (delivery) connection error'));
+  const connection = createRedisConnection(options.redis, 'worker');
+  connection.on('error', (err: Error) =>
+    repeatedLog.warn(logger, { err: err.message }, 'redis (delivery) connection error'),
+  );
   const queues = createQueues(connection, options.queuePrefix);
 
   // One token cache and one connection pool for the process, so deliveries to the same receiver
@@ -99,7 +112,9 @@ async function startDeliveryRole(options: StartDeliveryOptions) {
   );
   const unready = [
     ops.readiness.add('database', () => pingDatabase(options.db)),
-    ops.readiness.add('redis', () => redisReady(connection)),
+    ops.readiness.add('redis', () =>
+      Promise.all([queueSlotReady(connection, options.queuePrefix, webhookDeliver.queue), consumerReady(worker)]),
+    ),
   ];
   const unwatch = ops.watchQueues([queues.get(webhookDeliver.queue)]);
   logger.info({ concurrency: options.concurrency, queuePrefix: options.queuePrefix }, 'delivery role started');

@@ -9,16 +9,10 @@ import {
   type Env,
   type OrganizationLimitOverrides,
 } from '@botfleet/core';
-import {
-  createApiKeyWithinLimit,
-  createPrismaClient,
-  ensureOrganization,
-  setOrganizationLimits,
-  type PrismaClient,
-} from '@botfleet/db';
+import { createApiKeyWithinLimit, ensureOrganization, setOrganizationLimits, type PrismaClient } from '@botfleet/db';
 import { parseArgs } from 'node:util';
 import { loadEnv } from './env';
-import { prepareDatabase } from './prepare-database';
+import { openDatabase, prepareDatabase } from './prepare-database';
 
 const LIMIT_OPTIONS = ORGANIZATION_LIMIT_NAMES.map((name) => `[--${ORGANIZATION_LIMITS[name].option} <N|default>]`);
 const USAGE = [
@@ -121,8 +115,8 @@ async function main(argv: string[]): Promise<void> {
 
   const env = loadEnv();
   // The CLI may be the first thing run on a fresh machine: make sure the schema is there.
-  await prepareDatabase(env.DATABASE_URL, createLogger({ level: 'warn' }));
-  const db = createPrismaClient(env.DATABASE_URL, { poolSize: 1 });
+  await prepareDatabase(env, createLogger({ level: 'warn' }), { migrate: env.MIGRATE_ON_START });
+  const db = openDatabase(env, 'cli', 1);
   try {
     process.stdout.write(`${JSON.stringify(await run(db, env))}\n`);
   } finally {

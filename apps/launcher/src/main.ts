@@ -1,14 +1,14 @@
 import { apiRole } from '@botfleet/api';
 import { createLogger, createSecretBox, type Role, type RoleHandle } from '@botfleet/core';
-import { createPrismaClient } from '@botfleet/db';
 import { deliveryRole } from '@botfleet/delivery';
 import { createOps, startOpsServer } from '@botfleet/ops';
 import { schedulerRole } from '@botfleet/scheduler';
 import { workerRole } from '@botfleet/worker';
 import { hkdfSync } from 'node:crypto';
 import { resolve } from 'node:path';
+import { answerPrimary, apiProcessEnv, createApiProcesses, isApiProcess } from './api-processes';
 import { loadEnv } from './env';
-import { prepareDatabase } from './prepare-database';
+import { openDatabase, prepareDatabase } from './prepare-database';
 import { resolveSecretsKey } from './secrets-key';
 import { createShutdown } from './shutdown';
 import { shutdownBudget } from './shutdown-budget';
@@ -19,9 +19,16 @@ import { onStopSignals, signalExitCode } from './stop-signals';
  * OPS_PORT for all of them. On SIGTERM, SIGINT or SIGHUP every role stops taking work at once
  * and drains in parallel; then the database connection closes, then the ops server. The whole
  * shutdown fits in SHUTDOWN_GRACE_SECONDS. Copies of the signal count once (stop-signals.ts).
+ * With API_PROCESSES > 1 the api role runs in that many forked processes sharing PORT, and this
+ * one (the primary) runs the other roles and the ops server for all (api-processes.ts).
  */
 async function main(): Promise<void> {
-  const env = loadEnv();
+  const primaryEnv = loadEnv();
+  // An API process forked by a primary with API_PROCESSES > 1 (api-processes.ts) runs from the
+  // primary's settings, narrowed to the api role.
+  const env = isApiProcess
+    ? apiProcessEnv(primaryEnv, shutdownBudget(primaryEnv.SHUTDOWN_GRACE_SECONDS).drainMs)
+    : primaryEnv;
   const logger = createLogger({ level: env.LOG_LEVEL });
   const roles = new Set<Role>(env.ROLES);
   const budget = shutdownBudget(env.SHUTDOWN_GRACE_SECONDS);
@@ -35,6 +42,8 @@ async function main(): Promise<void> {
     if (phase !== 'running') throw new Error(`process is ${phase}`);
   });
   const stop = (signal: string) => {
+    // An API process hears a stop both from its primary and, sent to the whole group, directly.
+    if (phase === 'stopping') return;
     logger.info({ signal, graceSeconds: env.SHUTDOWN_GRACE_SECONDS }, 'shutting down');
     phase = 'stopping';
     const deadline = setTimeout(() => {
@@ -56,15 +65,21 @@ async function main(): Promise<void> {
     },
   });
 
+  if (isApiProcess) answerPrimary({ ops, logger, drain: () => stop('drain (asked by the primary)') });
+  const apiProcesses =
+    roles.has('api') && env.API_PROCESSES > 1 ? createApiProcesses({ count: env.API_PROCESSES, ops, logger }) : null;
+
   // Up before anything slow (migrations, Chromium): liveness answers while the process starts.
   if (env.OPS_PORT !== 0) {
-    const opsServer = await startOpsServer({ port: env.OPS_PORT, ops, logger });
+    const opsServer = await startOpsServer({ port: env.OPS_PORT, ops, logger, readMetrics: apiProcesses?.readMetrics });
     shutdown.register('ops server', () => opsServer.close());
     process.stdout.write(`botfleet ops listening on http://localhost:${opsServer.port}\n`);
   }
 
-  await prepareDatabase(env.DATABASE_URL, logger);
-  const db = createPrismaClient(env.DATABASE_URL);
+  // An API process's primary prepared the database before forking it.
+  // With MIGRATE_ON_START=false this waits, unready, until the migration job has run.
+  if (!isApiProcess) await prepareDatabase(env, logger, { migrate: env.MIGRATE_ON_START, readiness: ops.readiness });
+  const db = openDatabase(env, [...roles].join(','));
   shutdown.register('database', () => db.$disconnect());
   const secretsKey = resolveSecretsKey(env.SECRETS_KEY, resolve(env.DATA_DIR), logger);
   const secretBox = createSecretBox(secretsKey);
@@ -72,7 +87,7 @@ async function main(): Promise<void> {
   shutdown.register('roles', async () => {
     await Promise.all(started.map((role) => role.stop()));
   });
-  const common = { db, redisUrl: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX, logger, ops };
+  const common = { db, redis: env.redis, queuePrefix: env.QUEUE_PREFIX, logger, ops };
   // The API verifies artifact URLs with these; the worker signs the screenshot of execution.failed events.
   const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
   const urlSigningKey = Buffer.from(hkdfSync('sha256', secretsKey, Buffer.alloc(0), 'botfleet artifact urls', 32));
@@ -130,7 +145,13 @@ async function main(): Promise<void> {
     started.push(scheduler);
   }
 
-  if (roles.has('api')) {
+  if (apiProcesses) {
+    const api = await apiProcesses.start();
+    started.push(api);
+    process.stdout.write(
+      `botfleet API listening on http://localhost:${api.port} (roles: ${[...roles].join(', ')}; ${env.API_PROCESSES} API processes)\n`,
+    );
+  } else if (roles.has('api')) {
     const api = await apiRole.start({
       ...common,
       secretBox,
@@ -151,7 +172,12 @@ async function main(): Promise<void> {
     });
     started.push(api);
     logger.info({ port: api.port }, 'API listening');
-    process.stdout.write(`botfleet API listening on http://localhost:${api.port} (roles: ${[...roles].join(', ')})\n`);
+    // The primary says it once for all its API processes.
+    if (!isApiProcess) {
+      process.stdout.write(
+        `botfleet API listening on http://localhost:${api.port} (roles: ${[...roles].join(', ')})\n`,
+      );
+    }
   } else {
     process.stdout.write(`botfleet started (roles: ${[...roles].join(', ')})\n`);
   }

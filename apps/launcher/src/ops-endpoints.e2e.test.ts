@@ -1,3 +1,4 @@
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { createTestDatabase, type TestDatabase } from '@botfleet/db/testing';
 import { closeRedis, createQueues, createRedisConnection, executionRun, type Queues } from '@botfleet/queue';
 import {
@@ -95,7 +96,7 @@ it('serves health, readiness and metrics on each role’s ops port', async () =>
 }, 60_000);
 
 it('reports a paused queue’s backlog and the age of its oldest job, and follows it down', async () => {
-  const connection = createRedisConnection(redis.url, 'producer');
+  const connection = createRedisConnection(redisSettingsFromUrl(redis.url), 'producer');
   const queues: Queues = createQueues(connection, prefix);
   const metric = async (series: string) => sample((await roles.worker.get('/metrics')).text, series);
   try {

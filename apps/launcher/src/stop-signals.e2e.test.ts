@@ -10,12 +10,11 @@ import {
   waitUntil,
   type FixtureServer,
 } from '@botfleet/testkit';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPEAT_WINDOW_MS } from './stop-signals';
-import { startRoleProcess, type RoleProcess, type StartCommand } from './testing/role-process';
+import { serviceEnv, startRoleProcess, type RoleProcess, type StartCommand } from './testing/role-process';
 
 /*
  * A stop signal sent to the whole process group of the service, as systemd's default KillMode, an
@@ -57,12 +56,7 @@ afterAll(async () => {
 
 async function startService(command: StartCommand): Promise<RoleProcess> {
   const env = {
-    ...process.env,
-    DATABASE_URL: database.url,
-    QUEUE_PREFIX: prefix,
-    SECRETS_KEY: randomBytes(32).toString('hex'),
-    DATA_DIR: dataDir,
-    PORT: '0',
+    ...serviceEnv({ databaseUrl: database.url, queuePrefix: prefix, dataDir }),
     LOG_LEVEL: 'info',
     SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
     WORKER_CONCURRENCY: '1',

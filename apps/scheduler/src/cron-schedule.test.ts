@@ -1,5 +1,5 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger } from '@botfleet/core';
+import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
 import { cancelExecution, claimExecution, findSchedule, listExecutions, type ExecutionSummary } from '@botfleet/db';
 import { createTestDatabase, type TestDatabase } from '@botfleet/db/testing';
 import { deletePrefixedKeys, testRedisUrl, waitUntil } from '@botfleet/testkit';
@@ -13,7 +13,7 @@ import { startScheduler, type SchedulerHandle } from './start-scheduler';
  * A database of this file's own, for the reason scheduler.test.ts gives.
  */
 
-const REDIS_URL = testRedisUrl();
+const REDIS = redisSettingsFromUrl(testRedisUrl());
 const POLL = { timeoutMs: 15_000, intervalMs: 100 };
 
 let testDb: TestDatabase;
@@ -39,7 +39,7 @@ afterAll(async () => {
 async function startOne(): Promise<SchedulerHandle> {
   const scheduler = await startScheduler({
     db: h.db,
-    redisUrl: REDIS_URL,
+    redis: REDIS,
     queuePrefix: h.queues.prefix,
     logger,
     reconcileIntervalMs: 60_000,

@@ -1,3 +1,4 @@
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { createPrismaClient, type PrismaClient } from '@botfleet/db';
 import {
   createTestBot,
@@ -19,7 +20,7 @@ import { startScheduler, type SchedulerOptions } from './start-scheduler';
  */
 
 const DAY_MS = 86_400_000;
-const REDIS_URL = testRedisUrl();
+const REDIS = redisSettingsFromUrl(testRedisUrl());
 const prefix = uniqueQueuePrefix('test-retention');
 
 let testDb: TestDatabase;
@@ -44,7 +45,7 @@ beforeAll(async () => {
   botId = (await createTestBot(db, organizationId)).id;
 });
 afterAll(async () => {
-  const redis = createRedisConnection(REDIS_URL, 'worker');
+  const redis = createRedisConnection(REDIS, 'worker');
   await deletePrefixedKeys(redis, prefix);
   await closeRedis(redis);
   await db.$disconnect();
@@ -52,7 +53,7 @@ afterAll(async () => {
 });
 
 const start = (options: Partial<SchedulerOptions>) =>
-  startScheduler({ db, redisUrl: REDIS_URL, queuePrefix: prefix, logger, closeTimeoutMs: 5_000, ...options });
+  startScheduler({ db, redis: REDIS, queuePrefix: prefix, logger, closeTimeoutMs: 5_000, ...options });
 
 async function completedDaysAgo(days: number): Promise<string> {
   const { id } = await createTestExecution(db, { botId, organizationId, completed: { extractedData: { n: 1 } } });

@@ -1,4 +1,4 @@
-import { createLogger } from '@botfleet/core';
+import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
 import {
   deleteBotsOfOrganization,
   findSchedule,
@@ -39,7 +39,7 @@ let processTick: (job: Job<unknown>) => Promise<TickOutcome>;
 
 beforeAll(async () => {
   db = createTestPrismaClient({ poolSize: 4 });
-  redis = createRedisConnection(testRedisUrl(), 'producer');
+  redis = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'producer');
   queues = createQueues(redis, uniqueQueuePrefix());
   organizationId = (await createTestOrganization(db)).id;
   const logger = createLogger({ level: 'silent' });

@@ -1,5 +1,5 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger } from '@botfleet/core';
+import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
 import { countExecutionsPerSlot, findSchedule, listExecutions, type ExecutionSummary } from '@botfleet/db';
 import { createTestDatabase, type TestDatabase } from '@botfleet/db/testing';
 import { executionRun, scheduleTick } from '@botfleet/queue';
@@ -17,7 +17,7 @@ import { startScheduler, type SchedulerHandle } from './start-scheduler';
  * queue prefix, as a second series) and they would fire this file's.
  */
 
-const REDIS_URL = testRedisUrl();
+const REDIS = redisSettingsFromUrl(testRedisUrl());
 const RECONCILE_MS = 500;
 // Long enough for two 1-second ticks that must not come.
 const QUIET_MS = 2_500;
@@ -34,7 +34,7 @@ beforeAll(async () => {
   org = await h.newOrg();
   scheduler = await startScheduler({
     db: h.db,
-    redisUrl: REDIS_URL,
+    redis: REDIS,
     queuePrefix: h.queues.prefix,
     logger,
     reconcileIntervalMs: RECONCILE_MS,
@@ -201,7 +201,7 @@ it('comes back after Redis loses its keys, once the reconciler runs, without re-
 it('two schedulers running together fire each tick once, also when both re-arm after a flush', async () => {
   const second = await startScheduler({
     db: h.db,
-    redisUrl: REDIS_URL,
+    redis: REDIS,
     queuePrefix: h.queues.prefix,
     logger,
     reconcileIntervalMs: RECONCILE_MS,
@@ -246,7 +246,7 @@ it('two schedulers running together fire each tick once, also when both re-arm a
 it('stop() returns promptly and is idempotent', async () => {
   const extra = await startScheduler({
     db: h.db,
-    redisUrl: REDIS_URL,
+    redis: REDIS,
     queuePrefix: h.queues.prefix,
     logger,
     reconcileIntervalMs: RECONCILE_MS,

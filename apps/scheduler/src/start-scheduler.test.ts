@@ -1,3 +1,4 @@
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { createTestPrismaClient } from '@botfleet/db/testing';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -18,7 +19,7 @@ it('starts and stops within its deadlines while Redis is unreachable, logging in
     // Nothing listens on port 1: every connection attempt is refused and retried.
     const scheduler = await startScheduler({
       db,
-      redisUrl: 'redis://127.0.0.1:1',
+      redis: redisSettingsFromUrl('redis://127.0.0.1:1'),
       queuePrefix: 'test-unreachable',
       logger,
       closeTimeoutMs: 1_000,

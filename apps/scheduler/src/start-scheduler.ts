@@ -1,12 +1,13 @@
-import { defineRole, settlesWithin, startPeriodic, type Logger } from '@botfleet/core';
+import { defineRole, repeatedLog, settlesWithin, startPeriodic, type Logger, type RedisSettings } from '@botfleet/core';
 import { pingDatabase, type PrismaClient } from '@botfleet/db';
 import { createOps, type Ops } from '@botfleet/ops';
 import {
   consume,
+  consumerReady,
   createQueues,
   closeRedis,
   createRedisConnection,
-  redisReady,
+  queueSlotReady,
   scheduleTick,
   schedulerIdOf,
   stopWorker,
@@ -25,7 +26,8 @@ const SKIP_REASONS = {
 
 export interface SchedulerOptions {
   db: PrismaClient;
-  redisUrl: string;
+  /** How to reach Redis (REDIS_*, parsed once). */
+  redis: RedisSettings;
   queuePrefix: string;
   logger: Logger;
   /** How often Redis is reconciled with the schedule rows (default 30 s). */
@@ -72,14 +74,14 @@ async function startSchedulerRole(options: SchedulerOptions) {
 
   // Producer-style connection (fails fast) for queue calls, so a Redis outage fails a reconcile
   // pass or a tick attempt (both retried) instead of hanging it; the worker retries forever.
-  const producerRedis = createRedisConnection(options.redisUrl, 'producer');
-  const workerRedis = createRedisConnection(options.redisUrl, 'worker');
+  const producerRedis = createRedisConnection(options.redis, 'producer');
+  const workerRedis = createRedisConnection(options.redis, 'worker');
   for (const [name, connection] of [
     ['producer', producerRedis],
     ['worker', workerRedis],
   ] as const) {
     connection.on('error', (err: Error) =>
-      logger.warn({ connection: name, err: err.message }, 'scheduler redis connection error'),
+      repeatedLog.warn(logger, { connection: name, err: err.message }, 'scheduler redis connection error'),
     );
   }
   const queues = createQueues(producerRedis, options.queuePrefix);
@@ -131,7 +133,13 @@ async function startSchedulerRole(options: SchedulerOptions) {
   }
   const unready = [
     ops.readiness.add('database', () => pingDatabase(options.db)),
-    ops.readiness.add('redis', () => Promise.all([redisReady(producerRedis), redisReady(workerRedis)])),
+    ops.readiness.add('redis', () =>
+      Promise.all([
+        queueSlotReady(producerRedis, options.queuePrefix, scheduleTick.queue),
+        queueSlotReady(workerRedis, options.queuePrefix, scheduleTick.queue),
+        consumerReady(worker),
+      ]),
+    ),
   ];
   const unwatch = ops.watchQueues([queues.get(scheduleTick.queue)]);
   logger.info(

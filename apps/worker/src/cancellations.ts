@@ -1,14 +1,16 @@
-import type { Logger } from '@botfleet/core';
+import { repeatedLog, type Logger, type RedisSettings } from '@botfleet/core';
 import { cancelChannel, closeRedis, createRedisConnection } from '@botfleet/queue';
 
 /**
  * Listens for cancellations published by the API and aborts the matching runs in this process.
  * A missed message is harmless: the cancelled row is final, so the run cannot write its result.
  */
-export async function listenForCancellations(redisUrl: string, prefix: string, logger: Logger) {
+export async function listenForCancellations(redis: RedisSettings, prefix: string, logger: Logger) {
   const running = new Map<string, AbortController>();
-  const subscriber = createRedisConnection(redisUrl, 'worker');
-  subscriber.on('error', (err) => logger.warn({ err: err.message }, 'cancellation listener connection error'));
+  const subscriber = createRedisConnection(redis, 'subscriber');
+  subscriber.on('error', (err: Error) =>
+    repeatedLog.warn(logger, { err: err.message }, 'cancellation listener connection error'),
+  );
   subscriber.on('message', (_channel: string, executionId: string) => {
     const controller = running.get(executionId);
     if (controller) {

@@ -1,5 +1,5 @@
 import { createApiHarness } from '@botfleet/api/testing';
-import { createLogger } from '@botfleet/core';
+import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
 import { findExecution, listExecutionLogs, listStepOutputs, type Db } from '@botfleet/db';
 import {
   listProcesses,
@@ -17,7 +17,7 @@ import { killWorkerProcess, spawnWorkerProcess } from './testing';
 let site: FixtureServer;
 const afterAllCleanups: (() => unknown)[] = [];
 const logger = createLogger({ level: 'silent' });
-const redisUrl = testRedisUrl();
+const redis = redisSettingsFromUrl(testRedisUrl());
 
 beforeAll(async () => {
   site = await startFixtureServer({ '/page': '<!doctype html><body><h1 id="title">Still here</h1></body>' });
@@ -66,7 +66,7 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
   // A live worker's stalled check hands the job on once the dead worker's lock expires.
   const survivor = await startWorker({
     db: h.db,
-    redisUrl,
+    redis,
     queuePrefix: h.queues.prefix,
     logger,
     concurrency: 1,
@@ -114,7 +114,7 @@ it('finishes an execution whose worker was SIGKILLed mid-run, and leaves no Chro
 it('runs a trigger whose enqueue failed, once the sweeper finds the pending row', async () => {
   const prefix = uniqueQueuePrefix('test-enqueue');
   // The API's Redis is unreachable: the trigger still succeeds because the row is written first.
-  const h = await createApiHarness({}, { redisUrl: 'redis://127.0.0.1:1', queuePrefix: prefix });
+  const h = await createApiHarness({}, { redis: redisSettingsFromUrl('redis://127.0.0.1:1'), queuePrefix: prefix });
   const org = await h.newOrg();
   const steps = [{ action: 'extract', name: 'title', selector: '#title' }];
   const botId = await h.newBot(org, { name: 'offline', targetUrl: site.url('/page') }, { steps });
@@ -125,7 +125,7 @@ it('runs a trigger whose enqueue failed, once the sweeper finds the pending row'
 
   const worker = await startWorker({
     db: h.db,
-    redisUrl,
+    redis,
     queuePrefix: prefix,
     logger,
     concurrency: 1,

@@ -1,5 +1,5 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger } from '@botfleet/core';
+import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
 import { findExecution, listExecutionLogs } from '@botfleet/db';
 import { startFixtureServer, testRedisUrl, waitUntil, type FixtureServer } from '@botfleet/testkit';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -107,7 +107,7 @@ it('finishes or hands back every run in flight on SIGTERM, and fails none', asyn
 
   const next = await startWorker({
     db: h.db,
-    redisUrl: testRedisUrl(),
+    redis: redisSettingsFromUrl(testRedisUrl()),
     queuePrefix: h.queues.prefix,
     logger: createLogger({ level: 'silent' }),
     concurrency: 3,

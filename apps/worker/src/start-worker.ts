@@ -1,21 +1,24 @@
 import {
   CONFIG_DEFAULTS,
   defineRole,
+  repeatedLog,
   settlesWithin,
   startPeriodic,
   type ArtifactUrlSettings,
   type Logger,
+  type RedisSettings,
 } from '@botfleet/core';
 import { pingDatabase, type PrismaClient } from '@botfleet/db';
 import { failAbandonedExecution, sweepExecutions } from '@botfleet/engine';
 import { createOps, type Ops } from '@botfleet/ops';
 import {
   consume,
+  consumerReady,
   createQueues,
   closeRedis,
   createRedisConnection,
   executionRun,
-  redisReady,
+  queueSlotReady,
   stopWorker,
 } from '@botfleet/queue';
 import {
@@ -34,7 +37,8 @@ import { createExecutionRunProcessor } from './execution-run.processor';
 
 export interface WorkerOptions {
   db: PrismaClient;
-  redisUrl: string;
+  /** How to reach Redis (REDIS_*, parsed once). */
+  redis: RedisSettings;
   queuePrefix: string;
   logger: Logger;
   /** Executions run at once in this process (WORKER_CONCURRENCY). */
@@ -85,8 +89,8 @@ async function startWorkerRole(options: WorkerOptions) {
   const { db, logger } = options;
   const ops = options.ops ?? createOps();
   const log = logger.child({ role: 'worker' });
-  const connection = createRedisConnection(options.redisUrl, 'worker');
-  connection.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const connection = createRedisConnection(options.redis, 'worker');
+  connection.on('error', (err: Error) => repeatedLog.warn(log, { err: err.message }, 'redis connection error'));
   const queues = createQueues(connection, options.queuePrefix);
   // Private network closed: the browser goes through a proxy that checks each address it
   // connects to, and pages also get a per-request check that names what it blocked in the logs.
@@ -101,7 +105,7 @@ async function startWorkerRole(options: WorkerOptions) {
     recycleAfterRuns: options.browserRecycleAfterRuns ?? CONFIG_DEFAULTS.BROWSER_RECYCLE_AFTER_RUNS,
     maxRssMb: options.browserMaxRssMb,
   });
-  const cancellations = await listenForCancellations(options.redisUrl, options.queuePrefix, log);
+  const cancellations = await listenForCancellations(options.redis, options.queuePrefix, log);
 
   const shutdown = new AbortController();
   const maxInfraRetries = options.maxInfraRetries ?? CONFIG_DEFAULTS.EXECUTION_MAX_INFRA_RETRIES;
@@ -176,7 +180,9 @@ async function startWorkerRole(options: WorkerOptions) {
   // crashed Chromium that cannot come back makes the worker unready rather than failing runs).
   const unready = [
     ops.readiness.add('database', () => pingDatabase(db)),
-    ops.readiness.add('redis', () => redisReady(connection)),
+    ops.readiness.add('redis', () =>
+      Promise.all([queueSlotReady(connection, options.queuePrefix, executionRun.queue), consumerReady(worker)]),
+    ),
     ops.readiness.add('browser', () => browserHost.getBrowser()),
   ];
   const unwatch = ops.watchQueues([queues.get(executionRun.queue)]);

@@ -1,4 +1,5 @@
-import { CONFIG_DEFAULTS, ConfigError, parseEnv } from './config';
+import { availableParallelism } from 'node:os';
+import { CONFIG_DEFAULTS, ConfigError, MAX_API_PROCESSES, parseEnv } from './config';
 
 describe('parseEnv', () => {
   it('applies the documented defaults', () => {
@@ -89,6 +90,40 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ OPS_ADMIN_TOKEN: 'short' })).toThrow(/OPS_ADMIN_TOKEN: must be at least 16 characters/);
   });
 
+  it('runs one API process by default, `auto` one per core (capped), and refuses anything else', () => {
+    expect(parseEnv({}).API_PROCESSES).toBe(1);
+    expect(parseEnv({ API_PROCESSES: '4' }).API_PROCESSES).toBe(4);
+    expect(parseEnv({ API_PROCESSES: 'auto' }).API_PROCESSES).toBe(Math.min(availableParallelism(), MAX_API_PROCESSES));
+    for (const bad of ['0', '1.5', 'two', String(MAX_API_PROCESSES + 1)]) {
+      expect(() => parseEnv({ API_PROCESSES: bad })).toThrow(/API_PROCESSES: /);
+    }
+  });
+
+  it('reads the PostgreSQL settings, creating a missing database by default outside production only', () => {
+    expect(parseEnv({})).toMatchObject({
+      DATABASE_POOL_SIZE: 10,
+      DATABASE_PREPARED_STATEMENTS: true,
+      MIGRATE_ON_START: true,
+      DATABASE_CREATE: true,
+    });
+    expect(parseEnv({}).DIRECT_DATABASE_URL).toBeUndefined();
+    expect(parseEnv({ NODE_ENV: 'production' }).DATABASE_CREATE).toBe(false);
+    expect(parseEnv({ NODE_ENV: 'production', DATABASE_CREATE: 'true' }).DATABASE_CREATE).toBe(true);
+    expect(
+      parseEnv({
+        DATABASE_POOL_SIZE: '3',
+        DATABASE_PREPARED_STATEMENTS: 'false',
+        MIGRATE_ON_START: 'false',
+        DIRECT_DATABASE_URL: 'postgresql://u:p@db:5432/botfleet',
+      }),
+    ).toMatchObject({
+      DATABASE_POOL_SIZE: 3,
+      DATABASE_PREPARED_STATEMENTS: false,
+      MIGRATE_ON_START: false,
+      DIRECT_DATABASE_URL: 'postgresql://u:p@db:5432/botfleet',
+    });
+  });
+
   it('closes the private network in production unless told otherwise', () => {
     expect(parseEnv({ NODE_ENV: 'production' }).ALLOW_PRIVATE_NETWORK).toBe(false);
     expect(parseEnv({ NODE_ENV: 'production', ALLOW_PRIVATE_NETWORK: 'true' }).ALLOW_PRIVATE_NETWORK).toBe(true);
@@ -123,6 +158,13 @@ describe('parseEnv', () => {
     ['REQUEST_TIMEOUT_SECONDS', '0'],
     ['EXECUTION_LOCK_SECONDS', '1'],
     ['EXECUTION_RETENTION_DAYS', '0'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', 'ten'],
+    ['DATABASE_PREPARED_STATEMENTS', 'off'],
+    ['MIGRATE_ON_START', 'maybe'],
+    ['DATABASE_CREATE', 'sometimes'],
+    ['DIRECT_DATABASE_URL', 'db:5432'],
+    ['DATABASE_URL', 'mysql://db/botfleet'],
   ])('names %s when its value is bad', (name, value) => {
     expect(() => parseEnv({ [name]: value })).toThrow(ConfigError);
     try {

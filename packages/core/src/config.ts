@@ -1,7 +1,12 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { parseRedisSettings, resolveQueuePrefix } from './redis-settings';
 
 export const ROLE_NAMES = ['api', 'worker', 'delivery', 'scheduler'] as const;
 export type Role = (typeof ROLE_NAMES)[number];
+
+/** Upper bound of API_PROCESSES, and of what `auto` resolves to on a machine with more cores. */
+export const MAX_API_PROCESSES = 64;
 
 const DEFAULT_RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
@@ -16,6 +21,11 @@ const commaList = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+const postgresUrl = z
+  .string()
+  .url()
+  .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgresql:// URL');
+
 const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -23,12 +33,42 @@ const EnvSchema = z.object({
   OPS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   // The Basic password of /admin/queues (Bull Board over every organization's jobs); unset: no board.
   OPS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/botfleet'),
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  DATABASE_URL: postgresUrl.default('postgresql://postgres@127.0.0.1:5432/botfleet'),
+  // Migrations (and creating the database) go through this one when set: a direct connection to
+  // PostgreSQL while DATABASE_URL points at a pooler, as Prisma's directUrl.
+  DIRECT_DATABASE_URL: postgresUrl.optional(),
+  // Connections in each process's pool (a role holds at most this many once it is ready).
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  // false: every query unnamed, for transaction poolers that cannot keep named prepared statements
+  // (PgBouncer before 1.21, Supavisor, RDS Proxy).
+  DATABASE_PREPARED_STATEMENTS: booleanFromEnv.default(true),
+  // false: pending migrations are left to `npm run db:migrate` (a one-off job); roles wait for them.
+  MIGRATE_ON_START: booleanFromEnv.default(true),
+  // Unset means: create a missing database outside production only.
+  DATABASE_CREATE: booleanFromEnv.optional(),
+  // Redis: parsed together into `redis` below (redis-settings.ts), where the rules between them live.
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  REDIS_USERNAME: z.string().optional(),
+  REDIS_PASSWORD: z.string().optional(),
+  REDIS_SENTINELS: z.string().optional(),
+  REDIS_SENTINEL_MASTER: z.string().optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().optional(),
+  REDIS_CLUSTER_NODES: z.string().optional(),
+  REDIS_TLS_CA_FILE: z.string().optional(),
+  REDIS_TLS_CERT_FILE: z.string().optional(),
+  REDIS_TLS_KEY_FILE: z.string().optional(),
   PUBLIC_BASE_URL: z.string().url().optional(),
   ROLES: commaList
     .pipe(z.array(z.enum(ROLE_NAMES, { message: `each role must be one of ${ROLE_NAMES.join(', ')}` })).min(1))
     .default([...ROLE_NAMES]),
+  // API processes sharing PORT on this machine (node:cluster); `auto` is one per core. Applies
+  // where the api role runs. Each holds its own database pool and Redis connections, hence the cap.
+  API_PROCESSES: z
+    .union([z.literal('auto'), z.coerce.number().int().min(1).max(MAX_API_PROCESSES)], {
+      message: `must be a whole number from 1 to ${MAX_API_PROCESSES}, or auto`,
+    })
+    .transform((v) => (v === 'auto' ? Math.min(availableParallelism(), MAX_API_PROCESSES) : v))
+    .default(1),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   CHROMIUM_PATH: z.string().min(1).optional(),
@@ -97,18 +137,31 @@ const EnvSchema = z.object({
   // times before it fails with infrastructure_failure; the bot's own retry policy counts apart.
   EXECUTION_MAX_INFRA_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
   SCREENSHOT_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
-  QUEUE_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .default('botfleet'),
+  // Unset: `botfleet`, or the hash tag `{botfleet}` in cluster mode (resolveQueuePrefix).
+  QUEUE_PREFIX: z.string().optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-const ResolvedEnvSchema = EnvSchema.transform((env) => ({
-  ...env,
-  ALLOW_PRIVATE_NETWORK: env.ALLOW_PRIVATE_NETWORK ?? env.NODE_ENV !== 'production',
-}));
+const ResolvedEnvSchema = EnvSchema.transform((env, ctx) => {
+  const redis = parseRedisSettings(env);
+  const mode = 'settings' in redis ? redis.settings.mode : env.REDIS_CLUSTER_NODES ? 'cluster' : 'standalone';
+  const queuePrefix = resolveQueuePrefix(env.QUEUE_PREFIX, mode);
+  const problems = [
+    ...('problems' in redis ? redis.problems : []),
+    ...(typeof queuePrefix === 'object' ? [queuePrefix] : []),
+  ];
+  for (const { variable, message } of problems) ctx.addIssue({ code: 'custom', path: [variable], message });
+  if (!('settings' in redis) || typeof queuePrefix === 'object') return z.NEVER;
+  return {
+    ...env,
+    ALLOW_PRIVATE_NETWORK: env.ALLOW_PRIVATE_NETWORK ?? env.NODE_ENV !== 'production',
+    DATABASE_CREATE: env.DATABASE_CREATE ?? env.NODE_ENV !== 'production',
+    QUEUE_PREFIX: queuePrefix,
+    /** Every REDIS_* variable as one value: what every role's connections are built from. */
+    redis: redis.settings,
+  };
+});
 
 export type Env = z.infer<typeof ResolvedEnvSchema>;
 

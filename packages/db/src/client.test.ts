@@ -1,4 +1,5 @@
 import { createPrismaClient, type PrismaClient } from './client';
+import { findBotForTrigger } from './repositories';
 import { createTestDatabase, type TestDatabase } from './testing';
 
 let db: TestDatabase;
@@ -38,6 +39,27 @@ test('prepares each query text once per connection and reuses it', async () => {
     expect(new Set(names).size).toBe(names.length);
     // The findMany text ran three times under one name: planned per call, parsed once.
     expect(prepared.some((p) => Number(p.calls) >= 3)).toBe(true);
+  } finally {
+    await single.$disconnect();
+  }
+});
+
+test('with preparedStatements false, neither Prisma nor the hot statements name a statement', async () => {
+  const single = createPrismaClient(db.url, {
+    poolSize: 1,
+    preparedStatements: false,
+    applicationName: 'botfleet test',
+  });
+  try {
+    await single.organization.findMany({ where: { slug: 'none' } });
+    // One of the hot statements (queryPrepared), sent to pg directly.
+    expect(await findBotForTrigger(single, 'org_1', 'bot_none')).toBeNull();
+    const prepared = await single.$queryRaw<{ name: string }[]>`SELECT name FROM pg_prepared_statements`;
+    expect(prepared).toEqual([]);
+    const [self] = await single.$queryRaw<
+      { name: string }[]
+    >`SELECT application_name AS name FROM pg_stat_activity WHERE pid = pg_backend_pid()`;
+    expect(self?.name).toBe('botfleet test');
   } finally {
     await single.$disconnect();
   }

@@ -13,8 +13,17 @@ export { PrismaClient };
 export type Db = PrismaClient | Prisma.TransactionClient;
 
 export interface CreatePrismaClientOptions {
-  /** Maximum connections in this process's pg pool (pg's default is 10). */
+  /** Maximum connections in this process's pg pool (DATABASE_POOL_SIZE; pg's default is 10). */
   poolSize?: number;
+  /**
+   * false runs every query unnamed (DATABASE_PREPARED_STATEMENTS=false): a transaction pooler such
+   * as PgBouncer before 1.21 hands each transaction a different server connection, where a named
+   * statement prepared on another one "does not exist" (or "already exists"). The one switch for
+   * Prisma's statements and the hot ones of queryPrepared alike. Default true.
+   */
+  preparedStatements?: boolean;
+  /** Shown in pg_stat_activity, so operators can tell botfleet's connections (and roles) apart. */
+  applicationName?: string;
 }
 
 /**
@@ -22,17 +31,22 @@ export interface CreatePrismaClientOptions {
  * pool is pg's and its size is configured here rather than in the connection string.
  */
 export function createPrismaClient(databaseUrl: string, options: CreatePrismaClientOptions = {}): PrismaClient {
+  const namedStatements = options.preparedStatements ?? true;
   const pool = new Pool({
     connectionString: databaseUrl,
+    application_name: options.applicationName ?? 'botfleet',
     ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
   });
   // One pool for Prisma and for the hot prepared statements (queryPrepared); the adapter ends
-  // it on $disconnect.
-  const adapter = new PrismaPg(pool, { statementNameGenerator: createStatementNamer(), disposeExternalPool: true });
+  // it on $disconnect. Without a name generator the adapter sends every statement unnamed.
+  const adapter = new PrismaPg(pool, {
+    ...(namedStatements ? { statementNameGenerator: createStatementNamer() } : {}),
+    disposeExternalPool: true,
+  });
   // An idle connection that breaks (PostgreSQL restarted) is dropped by pg; without a listener
   // its 'error' event would end the process. The next query reports the outage.
   pool.on('error', () => undefined);
   const client = new PrismaClient({ adapter });
-  registerPool(client, pool);
+  registerPool(client, pool, { namedStatements });
   return client;
 }

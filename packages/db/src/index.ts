@@ -18,8 +18,15 @@ export type {
   DeliveryAttempt,
 } from './generated/prisma/client';
 export * from './generated/prisma/enums';
-export { migrate, PRISMA_MIGRATION_LOCK_KEY, type MigrateOptions, type MigrationLogger } from './migrator';
+export {
+  migrate,
+  pendingMigrations,
+  MIGRATION_APPLICATION_NAME,
+  PRISMA_MIGRATION_LOCK_KEY,
+  type MigrateOptions,
+  type MigrationLogger,
+} from './migrator';
 export { findMigrationsDir } from './migrations-dir';
-export { createDatabaseIfMissing } from './create-database';
+export { createDatabaseIfMissing, DatabaseMissingError, type CreateDatabaseOptions } from './create-database';
 export { isUniqueViolation, translateDatabaseError } from './database-errors';
 export * from './repositories';

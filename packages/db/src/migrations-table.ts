@@ -31,6 +31,14 @@ export async function ensureMigrationsTable(client: ClientBase): Promise<void> {
   await client.query(CREATE_TABLE);
 }
 
+/** Whether the bookkeeping table exists, without creating it. */
+export async function migrationsTableExists(client: ClientBase): Promise<boolean> {
+  const result = await client.query<{ found: boolean }>(
+    `SELECT to_regclass('_prisma_migrations') IS NOT NULL AS found`,
+  );
+  return result.rows[0]?.found === true;
+}
+
 export async function listMigrationRows(client: ClientBase): Promise<MigrationRow[]> {
   const result = await client.query<{
     id: string;
@@ -55,7 +63,7 @@ export async function listMigrationRows(client: ClientBase): Promise<MigrationRo
   }));
 }
 
-/** Recorded before the script runs, so a crash mid-script leaves an unfinished row behind. */
+/** Recorded in the migration's transaction before the script runs (see migrator.ts applyOne). */
 export async function recordStarted(client: ClientBase, name: string, checksum: string): Promise<string> {
   const id = randomUUID();
   await client.query(

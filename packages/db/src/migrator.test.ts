@@ -6,7 +6,13 @@ import { waitUntil } from '@botfleet/testkit';
 import { Client } from 'pg';
 import { readMigrationFiles, type MigrationFile } from './migration-files';
 import { findMigrationsDir } from './migrations-dir';
-import { migrate, PRISMA_MIGRATION_LOCK_KEY, type MigrationLogger } from './migrator';
+import {
+  migrate,
+  MIGRATION_APPLICATION_NAME,
+  pendingMigrations,
+  PRISMA_MIGRATION_LOCK_KEY,
+  type MigrationLogger,
+} from './migrator';
 import { createTestDatabase, type TestDatabase } from './testing';
 
 const migrationsDir = findMigrationsDir(__dirname);
@@ -161,6 +167,63 @@ test('two concurrent runs both succeed and the migration is applied once', async
   }
 });
 
+/** Advisory locks on Prisma's key held in this test's database, by anyone. */
+async function migrationLocks(): Promise<number> {
+  const result = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_locks
+      WHERE locktype = 'advisory' AND objid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    [PRISMA_MIGRATION_LOCK_KEY],
+  );
+  return result.rows[0]!.n;
+}
+
+test('holds the lock only inside each migration transaction, and leaves none behind', async () => {
+  // While a run applies, its lock is a transaction's (pg_advisory_xact_lock): it goes with the
+  // transaction, whatever happens to the session, so a transaction pooler cannot strand it.
+  await client.query('BEGIN');
+  await client.query('SELECT pg_advisory_xact_lock($1)', [PRISMA_MIGRATION_LOCK_KEY]);
+  const run = migrate(db.url, { migrationsDir });
+  await waitUntil(async () => (await migrationLocks()) === 2, {
+    timeoutMs: 10_000,
+    message: 'the run to wait on the lock',
+  });
+  await client.query('COMMIT');
+  expect(await run).toEqual(names());
+  expect(await migrationLocks()).toBe(0);
+});
+
+test('pendingMigrations lists what migrate would apply, and creates nothing', async () => {
+  expect(await pendingMigrations(db.url, { migrationsDir })).toEqual(names());
+  expect((await client.query(`SELECT to_regclass('_prisma_migrations') AS t`)).rows[0].t).toBeNull();
+  await migrate(db.url, { migrationsDir });
+  expect(await pendingMigrations(db.url, { migrationsDir })).toEqual([]);
+  await client.query(`DELETE FROM _prisma_migrations WHERE migration_name = $1`, [names().at(-1)]);
+  expect(await pendingMigrations(db.url, { migrationsDir })).toEqual([names().at(-1)]);
+});
+
+test('names its connections in pg_stat_activity', async () => {
+  const holder = new Client({ connectionString: db.url });
+  await holder.connect();
+  try {
+    await holder.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATION_LOCK_KEY]);
+    const run = migrate(db.url, { migrationsDir });
+    await waitUntil(
+      async () => {
+        const seen = await client.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1`,
+          [MIGRATION_APPLICATION_NAME],
+        );
+        return seen.rowCount === 1;
+      },
+      { timeoutMs: 10_000, message: 'the migration connection to show' },
+    );
+    await holder.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATION_LOCK_KEY]);
+    await run;
+  } finally {
+    await holder.end();
+  }
+});
+
 describe('with a temporary migrations directory', () => {
   let dir: string;
 
@@ -197,9 +260,34 @@ describe('with a temporary migrations directory', () => {
     await expect(migrate(db.url, { migrationsDir: dir })).rejects.toThrow(/Migration 002_bad started at .* failed/);
     expect(await migrationRows()).toHaveLength(2);
 
+    expect(await migrationLocks()).toBe(0);
+
     // What `prisma migrate resolve --rolled-back 002_bad` does; then the fixed script applies.
     await client.query(`UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = '002_bad'`);
     expect(await migrate(db.url, { migrationsDir: dir })).toEqual(['002_bad', '003_later']);
+  });
+
+  test('a run whose connection dies mid-script leaves no row and no lock: the next run applies it', async () => {
+    await writeMigration('001_slow', 'CREATE TABLE "A" ("id" TEXT PRIMARY KEY);\nSELECT pg_sleep(60);\n');
+    const run = migrate(db.url, { migrationsDir: dir });
+    const backend = await waitUntil(
+      async () => {
+        const found = await client.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()`,
+        );
+        return found.rows[0]?.pid;
+      },
+      { timeoutMs: 10_000, message: 'the script to run' },
+    );
+    await client.query('SELECT pg_terminate_backend($1)', [backend]);
+    await expect(run).rejects.toThrow();
+    expect(await migrationLocks()).toBe(0);
+    // Nothing of that transaction stayed, not even the bookkeeping table it created.
+    expect(await pendingMigrations(db.url, { migrationsDir: dir })).toEqual(['001_slow']);
+    expect((await client.query(`SELECT to_regclass('"A"') AS a`)).rows[0].a).toBeNull();
+
+    await writeFile(path.join(dir, '001_slow', 'migration.sql'), 'CREATE TABLE "A" ("id" TEXT PRIMARY KEY);\n');
+    expect(await migrate(db.url, { migrationsDir: dir })).toEqual(['001_slow']);
   });
 
   test('warns when an applied migration was edited, and does not re-apply it', async () => {

@@ -3,6 +3,7 @@ import { readMigrationFiles, type MigrationFile } from './migration-files';
 import {
   ensureMigrationsTable,
   listMigrationRows,
+  migrationsTableExists,
   recordFailed,
   recordFinished,
   recordStarted,
@@ -29,50 +30,111 @@ const silentInfoLogger: MigrationLogger = {
   warn: (message) => process.stderr.write(`${message}\n`),
 };
 
+/** What migration connections are called in pg_stat_activity. */
+export const MIGRATION_APPLICATION_NAME = 'botfleet migrate';
+
 /**
  * Applies pending migrations the way `prisma migrate deploy` does, without Prisma's schema
  * engine (which cannot be installed here). Returns the names applied by this call, in order;
  * an up-to-date database yields an empty list.
+ *
+ * Each migration runs in a transaction of its own that first takes Prisma's advisory lock with
+ * pg_advisory_xact_lock, then re-reads the bookkeeping: concurrent starters (or Prisma itself)
+ * queue on the lock, and whoever comes second finds the migration recorded. A transaction-scoped
+ * lock ends with its transaction whatever happens, so none is left behind by a crash, and it
+ * works through a transaction pooler, where a session lock would stay on whichever server
+ * connection took it. Consequently a migration script must be able to run inside a transaction
+ * (no CREATE INDEX CONCURRENTLY, no BEGIN/COMMIT of its own), as Prisma's generated ones do.
  */
 export async function migrate(databaseUrl: string, options: MigrateOptions): Promise<string[]> {
   const logger = options.logger ?? silentInfoLogger;
   // Read before connecting: a broken migrations directory should fail without touching the lock.
   const files = await readMigrationFiles(options.migrationsDir);
-  const client = new Client({ connectionString: databaseUrl });
+  const client = connectionFor(databaseUrl);
   await client.connect();
   try {
-    // Session-level lock on this one connection: concurrent starters (or Prisma itself) queue
-    // here, and whoever comes second finds the work done.
-    await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATION_LOCK_KEY]);
-    try {
-      return await applyPending(client, files, logger);
-    } finally {
-      // Best effort: if the connection is broken the unlock fails too, but closing the session
-      // below releases the lock anyway, and the original error is the one worth reporting.
-      await client.query('SELECT pg_advisory_unlock($1)', [PRISMA_MIGRATION_LOCK_KEY]).catch(() => undefined);
+    const appliedNow: string[] = [];
+    for (;;) {
+      const step = await inLockedTransaction(client, () => applyNext(client, files, logger, appliedNow.length === 0));
+      if (step === null) return appliedNow;
+      // Thrown once the transaction recording the failure has committed.
+      if (step.failure) throw step.failure;
+      logger.info(`Applied migration ${step.name}`);
+      appliedNow.push(step.name);
     }
   } finally {
     await client.end();
   }
 }
 
-async function applyPending(client: ClientBase, files: MigrationFile[], logger: MigrationLogger): Promise<string[]> {
+/**
+ * The migrations in `migrationsDir` not yet applied to the database, in order, read without
+ * creating or locking anything (a database without `_prisma_migrations` has them all pending).
+ * A failed migration counts as pending.
+ */
+export async function pendingMigrations(databaseUrl: string, options: { migrationsDir: string }): Promise<string[]> {
+  const files = await readMigrationFiles(options.migrationsDir);
+  const client = connectionFor(databaseUrl);
+  await client.connect();
+  try {
+    if (!(await migrationsTableExists(client))) return files.map((file) => file.name);
+    const applied = appliedByName(await listMigrationRows(client));
+    return files.filter((file) => !applied.has(file.name)).map((file) => file.name);
+  } finally {
+    await client.end();
+  }
+}
+
+function connectionFor(databaseUrl: string): Client {
+  const client = new Client({ connectionString: databaseUrl, application_name: MIGRATION_APPLICATION_NAME });
+  // A connection that breaks also fails the query in flight, which reports it; unheard, the
+  // 'error' event would end the process.
+  client.on('error', () => undefined);
+  return client;
+}
+
+async function inLockedTransaction<T>(client: ClientBase, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [PRISMA_MIGRATION_LOCK_KEY]);
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    // Best effort: on a broken connection the rollback fails too, and the session's end undoes
+    // the transaction (and its lock) anyway; the original error is the one worth reporting.
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+interface MigrationStep {
+  name: string;
+  /** Set when the script failed; the failure is recorded in _prisma_migrations. */
+  failure?: Error;
+}
+
+/** Applies the first pending migration, inside the caller's locked transaction; null when none is. */
+async function applyNext(
+  client: ClientBase,
+  files: MigrationFile[],
+  logger: MigrationLogger,
+  firstLook: boolean,
+): Promise<MigrationStep | null> {
   await ensureMigrationsTable(client);
   const rows = await listMigrationRows(client);
   refuseIfFailed(rows);
-  const applied = new Map(
+  const applied = appliedByName(rows);
+  if (firstLook) warnAboutDrift(files, applied, logger);
+  const next = files.find((file) => !applied.has(file.name));
+  if (next === undefined) return null;
+  return { name: next.name, failure: await applyOne(client, next) };
+}
+
+function appliedByName(rows: MigrationRow[]): Map<string, MigrationRow> {
+  return new Map(
     rows.filter((row) => row.finishedAt !== null && row.rolledBackAt === null).map((row) => [row.migrationName, row]),
   );
-  warnAboutDrift(files, applied, logger);
-
-  const appliedNow: string[] = [];
-  for (const file of files) {
-    if (applied.has(file.name)) continue;
-    await applyOne(client, file);
-    logger.info(`Applied migration ${file.name}`);
-    appliedNow.push(file.name);
-  }
-  return appliedNow;
 }
 
 /** Same rule as Prisma (P3009): a row neither finished nor rolled back blocks everything after it. */
@@ -100,18 +162,26 @@ function warnAboutDrift(files: MigrationFile[], applied: Map<string, MigrationRo
   }
 }
 
-async function applyOne(client: ClientBase, file: MigrationFile): Promise<void> {
+/**
+ * Runs inside the locked transaction. The script runs after a savepoint: when it fails, only the
+ * script is undone and the row recording the failure stays, to commit with the transaction, as
+ * Prisma leaves it (finished_at null, logs set): later runs stop at it until someone resolves it.
+ * Returns the failure, if any.
+ */
+async function applyOne(client: ClientBase, file: MigrationFile): Promise<Error | undefined> {
   const id = await recordStarted(client, file.name, file.checksum);
+  await client.query('SAVEPOINT migration_script');
   try {
-    // No parameters, so pg uses the simple query protocol: the whole multi-statement script runs
-    // as one implicit transaction, as with Prisma, and a failure leaves no half-applied schema
-    // (unless the script itself commits, e.g. with explicit BEGIN/COMMIT).
+    // No parameters, so pg uses the simple query protocol and the multi-statement script runs
+    // as sent, inside this transaction: a failure leaves no half-applied schema.
     await client.query(file.script);
   } catch (error) {
+    await client.query('ROLLBACK TO SAVEPOINT migration_script');
     await recordFailed(client, id, describeDatabaseError(error));
-    throw new Error(`Migration ${file.name} failed: ${errorMessage(error)}`, { cause: error });
+    return new Error(`Migration ${file.name} failed: ${errorMessage(error)}`, { cause: error });
   }
   await recordFinished(client, id);
+  return undefined;
 }
 
 /** Shaped like the logs Prisma stores, so `prisma migrate status` output reads the same. */

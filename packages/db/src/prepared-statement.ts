@@ -7,17 +7,24 @@ import { statementName } from './statement-names';
  * engine and go to pg as named prepared statements: Prisma's per-query work (building,
  * interpreting and mapping the query) costs several times what PostgreSQL spends answering it.
  * Everything else goes through Prisma. Repositories are still the only place that writes SQL.
+ * Behind a transaction pooler (createPrismaClient's `preparedStatements: false`) they go unnamed.
  */
 export interface PreparedStatement {
   readonly name: string;
   readonly text: string;
 }
 
-const pools = new WeakMap<object, Pool>();
+interface RegisteredPool {
+  pool: Pool;
+  /** createPrismaClient's `preparedStatements`: false sends the hot statements unnamed too. */
+  namedStatements: boolean;
+}
+
+const pools = new WeakMap<object, RegisteredPool>();
 
 /** Called by createPrismaClient: the pool behind a client, for queryPrepared. */
-export function registerPool(client: object, pool: Pool): void {
-  pools.set(client, pool);
+export function registerPool(client: object, pool: Pool, options: { namedStatements: boolean }): void {
+  pools.set(client, { pool, namedStatements: options.namedStatements });
 }
 
 export function preparedStatement(text: string): PreparedStatement {
@@ -30,7 +37,13 @@ export function preparedStatement(text: string): PreparedStatement {
  * Parameters needing a type (jsonb, enums) must be cast in the text: both paths send text.
  */
 export async function queryPrepared<Row>(db: Db, statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
-  const pool = pools.get(db);
-  if (pool) return (await pool.query({ name: statement.name, text: statement.text, values })).rows as Row[];
+  const registered = pools.get(db);
+  if (registered) {
+    const { pool, namedStatements } = registered;
+    const query = namedStatements
+      ? { name: statement.name, text: statement.text, values }
+      : { text: statement.text, values };
+    return (await pool.query(query)).rows as Row[];
+  }
   return db.$queryRawUnsafe<Row[]>(statement.text, ...values);
 }

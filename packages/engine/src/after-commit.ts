@@ -1,4 +1,4 @@
-import { settlesWithin, type Logger } from '@botfleet/core';
+import { repeatedLog, settlesWithin, type Logger } from '@botfleet/core';
 
 /** How long a command waits for its best-effort notices before it answers anyway. */
 const NOTIFY_WAIT_MS = 2_000;
@@ -16,7 +16,12 @@ export async function enqueueAfterCommit(
   try {
     await enqueue();
   } catch (err) {
-    logger.warn({ ...context, err: (err as Error).message }, 'enqueue failed; the sweeper will enqueue from the row');
+    // Throttled: while Redis is away every trigger fails this way, and a line per request is a flood.
+    repeatedLog.warn(
+      logger,
+      { ...context, err: (err as Error).message },
+      'enqueue failed; the sweeper will enqueue from the row',
+    );
   }
 }
 
@@ -36,7 +41,8 @@ export async function notifyBestEffort(
     Promise.allSettled(notices).then((results) => {
       const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed.length > 0)
-        logger.warn(
+        repeatedLog.warn(
+          logger,
           { ...context, failed: failed.length, err: (failed[0]!.reason as Error)?.message },
           'best-effort notice failed; the sweepers and the final row cover it',
         );

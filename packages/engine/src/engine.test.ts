@@ -1,4 +1,4 @@
-import { AppError, createLogger, type Logger } from '@botfleet/core';
+import { AppError, createLogger, type Logger, redisSettingsFromUrl } from '@botfleet/core';
 import {
   findBotForTrigger,
   findExecution,
@@ -56,8 +56,8 @@ let logger: Logger;
 let deps: CancelDeps;
 
 beforeAll(async () => {
-  redis = createRedisConnection(testRedisUrl(), 'producer');
-  subscriber = createRedisConnection(testRedisUrl(), 'worker');
+  redis = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'producer');
+  subscriber = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'worker');
   queues = createQueues(redis, uniqueQueuePrefix());
   logger = createLogger({ level: 'silent' });
   deps = { db, queues, logger, redis };
@@ -118,7 +118,8 @@ describe('triggers', () => {
       bot,
       runs: [{}, {}],
     });
-    expect(warn).toHaveBeenCalledTimes(2);
+    // The second refusal is the same error within the window: folded into the first line's count.
+    expect(warn).toHaveBeenCalledTimes(1);
     warn.mockRestore();
     expect(await runJob(execution.id)).toBeUndefined();
 

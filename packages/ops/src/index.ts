@@ -4,3 +4,4 @@ export * from './probes';
 export * from './fleet-metrics';
 export * from './queue-depth';
 export * from './readiness';
+export * from './summed-metrics';

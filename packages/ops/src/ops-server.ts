@@ -20,10 +20,16 @@ export async function startOpsServer(options: {
   host?: string;
   ops: Ops;
   logger: Logger;
+  /**
+   * The text /metrics answers, in the registry's format: this process's registry by default. A
+   * launcher with API processes of its own passes their sum with its own (api-processes.ts).
+   */
+  readMetrics?: () => Promise<string>;
 }): Promise<OpsServer> {
   const { ops, logger } = options;
+  const readMetrics = options.readMetrics ?? (() => ops.registry.metrics());
   const server = createServer((req, res) => {
-    handle(ops, req, res).catch((err: unknown) => {
+    handle(ops, readMetrics, req, res).catch((err: unknown) => {
       logger.error({ err: (err as Error).message, path: req.url }, 'ops endpoint failed');
       if (!res.headersSent) sendJson(res, 500, { error: { code: 'internal', message: 'Internal error' } });
       else res.end();
@@ -51,7 +57,12 @@ export async function startOpsServer(options: {
   };
 }
 
-async function handle(ops: Ops, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  ops: Ops,
+  readMetrics: () => Promise<string>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
@@ -64,7 +75,7 @@ async function handle(ops: Ops, req: IncomingMessage, res: ServerResponse): Prom
   }
   switch (path) {
     case '/metrics': {
-      const body = await ops.registry.metrics();
+      const body = await readMetrics();
       res.writeHead(200, { 'Content-Type': ops.registry.contentType, 'Cache-Control': 'no-store' });
       res.end(body);
       return;

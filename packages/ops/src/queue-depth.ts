@@ -45,6 +45,9 @@ export function createQueueDepth(registry: Registry) {
     help: 'Jobs per queue and state (waiting, active, delayed, failed, prioritized)',
     labelNames: ['queue', 'state'] as const,
     registers: [registry],
+    // Every process reads the same Redis: summed over a launcher's API processes it would count
+    // each job once per process (prom-client's AggregatorRegistry reads this).
+    aggregator: 'max',
     async collect() {
       jobs.reset();
       for (const [name, reading] of await readAll()) {
@@ -58,6 +61,7 @@ export function createQueueDepth(registry: Registry) {
     help: 'Age of the oldest job waiting to be taken, per queue (0 when none waits)',
     labelNames: ['queue'] as const,
     registers: [registry],
+    aggregator: 'max',
     async collect() {
       oldest.reset();
       for (const [name, reading] of await readAll()) {

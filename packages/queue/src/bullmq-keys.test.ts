@@ -1,3 +1,4 @@
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { readFileSync } from 'node:fs';
 import { BULLMQ_KEY_TYPES, BULLMQ_LAYOUT_CHECKED_AGAINST, bullmqWaitingKeys } from './bullmq-keys';
@@ -7,7 +8,7 @@ import { closeRedis, createRedisConnection } from './redis-connection';
 
 /* BullMQ's internal layout, as our Lua scripts read it: fails when an upgrade moves a key. */
 
-const connection = createRedisConnection(testRedisUrl(), 'worker');
+const connection = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'worker');
 let queues: Queues;
 
 beforeEach(() => {

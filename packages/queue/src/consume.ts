@@ -1,4 +1,4 @@
-import type { Logger } from '@botfleet/core';
+import { repeatedLog, type Logger } from '@botfleet/core';
 import { UnrecoverableError, Worker, type Job, type WorkerOptions } from 'bullmq';
 import type { z } from 'zod';
 import type { JobDefinition, PayloadSchema } from './define-job';
@@ -50,9 +50,43 @@ export function consume<Schema extends PayloadSchema, Result>(
     processorFor(definition, processor, logger),
     workerOptions,
   );
-  // An unhandled 'error' event would crash the process; Redis blips are logged and retried.
-  worker.on('error', (err) =>
-    logger.error({ err: err.message, queue: definition.queue }, `${definition.name} consumer error`),
-  );
+  // An unhandled 'error' event would crash the process; Redis blips are logged and retried. A
+  // consumer that cannot work (CROSSSLOT, MOVED, a replica) errors on every poll: one line per 10 s.
+  const health: ConsumerHealth = { queue: definition.queue, lastError: null };
+  consumerHealth.set(worker, health);
+  worker.on('error', (err) => {
+    health.lastError = { at: Date.now(), message: err.message };
+    repeatedLog.error(logger, { err: err.message, queue: definition.queue }, `${definition.name} consumer error`);
+  });
+  // BullMQ emits these only after a poll that worked: the consumer is working again.
+  for (const progress of ['active', 'completed', 'failed', 'drained'] as const)
+    worker.on(progress, () => (health.lastError = null));
   return worker;
+}
+
+/**
+ * How long a consumer's error keeps it unready unless it takes, finishes or finds no job first:
+ * longer than BullMQ's pause between failing polls, short enough that a one-off error is soon
+ * forgotten.
+ */
+export const CONSUMER_ERROR_WINDOW_MS = 15_000;
+
+interface ConsumerHealth {
+  queue: string;
+  lastError: { at: number; message: string } | null;
+}
+
+const consumerHealth = new WeakMap<Worker, ConsumerHealth>();
+
+/**
+ * Readiness of a consumer built by `consume`: it fails while the consumer's polls fail (an error
+ * within CONSUMER_ERROR_WINDOW_MS and no poll that worked since). Connection errors are not among
+ * them (BullMQ retries those quietly): the connection's own check covers a Redis that is away.
+ */
+export async function consumerReady(worker: Worker): Promise<void> {
+  const health = consumerHealth.get(worker);
+  if (!health) throw new Error('not a consumer built by consume()');
+  const { lastError } = health;
+  if (lastError && Date.now() - lastError.at < CONSUMER_ERROR_WINDOW_MS)
+    throw new Error(`the ${health.queue} consumer's polls fail: ${lastError.message}`);
 }

@@ -1,4 +1,4 @@
-import { createLogger } from '@botfleet/core';
+import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
 import { testRedisUrl, uniqueQueuePrefix, waitUntil } from '@botfleet/testkit';
 import type { Job } from 'bullmq';
 import { consume } from './consume';
@@ -18,7 +18,7 @@ let producer: RedisConnection;
 let queues: Queues;
 
 beforeAll(() => {
-  producer = createRedisConnection(testRedisUrl(), 'producer');
+  producer = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'producer');
   queues = createQueues(producer, uniqueQueuePrefix());
 });
 afterAll(async () => {
@@ -64,7 +64,7 @@ describe('consume', () => {
     const queue = queues.get(executionRun.queue);
     await queue.obliterate({ force: true });
     const seen: Array<{ payload: unknown; jobId: string | undefined }> = [];
-    const connection = createRedisConnection(testRedisUrl(), 'worker');
+    const connection = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'worker');
     const worker = consume(
       executionRun,
       { connection, prefix: queues.prefix, concurrency: 1, logger },

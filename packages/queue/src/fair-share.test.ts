@@ -1,3 +1,4 @@
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { advanceStartClock, assignStartTags, enqueueExecutionRuns } from './fair-share';
 import { executionRun } from './jobs';
@@ -6,7 +7,7 @@ import { closeRedis, createRedisConnection } from './redis-connection';
 
 /* Start tags on real Redis: the order BullMQ serves execution.run jobs in. */
 
-const connection = createRedisConnection(testRedisUrl(), 'worker');
+const connection = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'worker');
 let queues: Queues;
 
 beforeEach(() => {

@@ -1,8 +1,9 @@
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { luaScript } from './lua-script';
 import { closeRedis, createRedisConnection } from './redis-connection';
 
-const redis = createRedisConnection(testRedisUrl(), 'worker');
+const redis = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'worker');
 const prefix = uniqueQueuePrefix('lua');
 // A script of its own (a random constant), so no other suite has loaded it into Redis before.
 const incrementBy = luaScript(`-- ${prefix}\nreturn redis.call('INCRBY', KEYS[1], ARGV[1])`);

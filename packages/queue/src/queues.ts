@@ -1,11 +1,11 @@
 import { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
 import type { QueueName } from './jobs';
+import type { RedisConnection } from './redis-connection';
 
 export interface Queues {
   readonly prefix: string;
   /** The connection the queues share, for scripts on keys beside them (fair-share.ts). */
-  readonly connection: IORedis;
+  readonly connection: RedisConnection;
   get(name: QueueName): Queue;
   close(): Promise<void>;
 }
@@ -14,7 +14,7 @@ export interface Queues {
  * One BullMQ Queue per queue name, sharing a connection. `prefix` isolates deployments and tests.
  * Names come from the job declarations: `queues.get(executionRun.queue)`.
  */
-export function createQueues(connection: IORedis, prefix: string): Queues {
+export function createQueues(connection: RedisConnection, prefix: string): Queues {
   const cache = new Map<QueueName, Queue>();
   let closed = false;
   return {

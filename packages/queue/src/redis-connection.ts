@@ -1,26 +1,118 @@
-import { settlesWithin } from '@botfleet/core';
-import IORedis, { type RedisOptions } from 'ioredis';
+import { settlesWithin, type RedisSettings } from '@botfleet/core';
+import IORedis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
+
+/** A connection of any mode: one Redis (standalone or found through sentinels) or a Cluster. */
+export type RedisConnection = IORedis | Cluster;
 
 /**
- * Producers (the API) must fail fast when Redis is down so a request gets a 503 instead of
- * hanging; BullMQ workers must retry forever (`maxRetriesPerRequest: null`, BullMQ requires it).
+ * What a connection is for. Producers (the API, the scheduler's reconcile) must fail fast when
+ * Redis is down so a request gets a 503 instead of hanging; BullMQ workers must retry forever
+ * (`maxRetriesPerRequest: null`, BullMQ requires it); a subscriber is a worker-style connection
+ * that only listens (ioredis subscribes again after each reconnect).
  */
-export function createRedisConnection(url: string, kind: 'producer' | 'worker'): IORedis {
-  const options: RedisOptions =
-    kind === 'producer'
-      ? { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000, lazyConnect: false }
-      : { maxRetriesPerRequest: null, enableReadyCheck: true };
-  return new IORedis(url, options);
+export type RedisConnectionKind = 'producer' | 'worker' | 'subscriber';
+
+/**
+ * The one factory of Redis connections: every role builds each of its connections here from the
+ * one parsed setting (REDIS_* in packages/core redis-settings.ts), whatever the mode.
+ */
+export function createRedisConnection(settings: RedisSettings, kind: RedisConnectionKind): RedisConnection {
+  const perNode = { ...KIND_OPTIONS[kind], ...credentialsOf(settings) };
+  const tls = tlsOptionsOf(settings);
+  switch (settings.mode) {
+    case 'standalone':
+      return new IORedis({
+        ...perNode,
+        host: settings.host,
+        port: settings.port,
+        db: settings.db,
+        ...(tls ? { tls } : {}),
+        reconnectOnError: reconnectOnReadOnly,
+      });
+    case 'sentinel':
+      return new IORedis({
+        ...perNode,
+        sentinels: settings.sentinels.map(({ host, port }) => ({ host, port })),
+        name: settings.masterName,
+        role: 'master',
+        db: settings.db,
+        sentinelPassword: settings.sentinelPassword,
+        // Sentinels of a TLS deployment listen on TLS too, with the same CA and client certificate.
+        ...(tls ? { tls, sentinelTLS: tls, enableTLSForSentinelMode: true } : {}),
+        // Hears +switch-master from the sentinels, so a failover moves the connection at once
+        // rather than when the old master's socket finally fails.
+        failoverDetector: true,
+        reconnectOnError: reconnectOnReadOnly,
+      });
+    case 'cluster': {
+      // Options for each node's connection; the Cluster itself queues, retries and redirects.
+      const { enableOfflineQueue, ...redisOptions } = perNode;
+      const options: ClusterOptions = {
+        enableOfflineQueue,
+        redisOptions: { ...redisOptions, ...(tls ? { tls } : {}) },
+        // Managed clusters (ElastiCache, MemoryDB) hand out addresses whose certificates name
+        // the host as given: skip resolving it, so TLS checks the name it was asked for.
+        ...(tls ? { dnsLookup: (address: string, callback) => callback(null, address) } : {}),
+      };
+      return new Cluster(
+        settings.nodes.map(({ host, port }) => ({ host, port })),
+        options,
+      );
+    }
+  }
 }
 
-export type RedisConnection = IORedis;
+const KIND_OPTIONS: Record<RedisConnectionKind, RedisOptions> = {
+  producer: { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 },
+  worker: { maxRetriesPerRequest: null, enableReadyCheck: true },
+  subscriber: { maxRetriesPerRequest: null, enableReadyCheck: true },
+};
+
+function credentialsOf(settings: RedisSettings): Pick<RedisOptions, 'username' | 'password'> {
+  return {
+    ...(settings.username !== undefined ? { username: settings.username } : {}),
+    ...(settings.password !== undefined ? { password: settings.password } : {}),
+  };
+}
 
 /**
- * Closes a connection and resolves once its socket is gone, so a stopped role (or a test file)
+ * A master demoted to replica (a failover the client missed) answers writes with READONLY:
+ * reconnect, which asks the sentinels (or DNS) for the master again, and resend the command.
+ * A script that hit READONLY wrote nothing (Redis refuses the first write), so resending is safe.
+ */
+const reconnectOnReadOnly = (err: Error): 2 | false => (err.message.startsWith('READONLY') ? 2 : false);
+
+/** The TLS files of a setting, read once per setting (a role opens several connections). */
+const tlsOptionsCache = new WeakMap<RedisSettings, TlsOptions | null>();
+
+function tlsOptionsOf(settings: RedisSettings): TlsOptions | null {
+  if (!tlsOptionsCache.has(settings)) {
+    const files = settings.tls;
+    tlsOptionsCache.set(
+      settings,
+      files === null
+        ? null
+        : {
+            ...(files.caFile ? { ca: readFileSync(files.caFile) } : {}),
+            ...(files.certFile ? { cert: readFileSync(files.certFile) } : {}),
+            ...(files.keyFile ? { key: readFileSync(files.keyFile) } : {}),
+          },
+    );
+  }
+  return tlsOptionsCache.get(settings)!;
+}
+
+/** Whether the connection is a Redis Cluster client (slots spread over several masters). */
+export const isCluster = (connection: RedisConnection): connection is Cluster => connection instanceof Cluster;
+
+/**
+ * Closes a connection and resolves once its sockets are gone, so a stopped role (or a test file)
  * leaves nothing open behind it: QUIT when Redis answers, a hard disconnect when it does not
  * within `timeoutMs` (Redis down, or a producer whose offline queue refuses the QUIT).
  */
-export async function closeRedis(connection: IORedis, timeoutMs = 2_000): Promise<void> {
+export async function closeRedis(connection: RedisConnection, timeoutMs = 2_000): Promise<void> {
   if (hasEnded(connection)) return;
   const ended = new Promise<void>((resolve) => connection.once('end', () => resolve()));
   const quit = connection.quit().catch(() => undefined);
@@ -28,4 +120,4 @@ export async function closeRedis(connection: IORedis, timeoutMs = 2_000): Promis
   await settlesWithin(ended, timeoutMs);
 }
 
-const hasEnded = (connection: IORedis): boolean => connection.status === 'end';
+const hasEnded = (connection: RedisConnection): boolean => connection.status === 'end';

@@ -10,4 +10,6 @@ export * from './processes';
 export * from './redis';
 export * from './free-port';
 export * from './redis-server';
+export * from './redis-topologies';
 export * from './recording-sites';
+export * from './pgbouncer';

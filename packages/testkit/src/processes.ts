@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** Linux only: reads /proc. Used by tests to prove no browser process outlives its host. */
 export interface ProcessInfo {
@@ -48,4 +48,48 @@ export function chromiumChildren(parentPid: number = process.pid): ProcessInfo[]
 export function isRunning(pid: number): boolean {
   const info = listProcesses().find((p) => p.pid === pid);
   return info !== undefined && info.state !== 'Z';
+}
+
+/**
+ * Which of `pids` hold the server side of established TCP connections on local port `port`, and
+ * how many each (Linux: /proc/net/tcp{,6} and /proc/<pid>/fd). With node:cluster the primary
+ * accepts and hands each connection's socket to one process: this shows which, from the kernel's
+ * side, without the server having to say.
+ */
+export function connectionHolders(port: number, pids: readonly number[]): Map<number, number> {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      // "sl local_address rem_address st ... inode": addresses are HEXIP:HEXPORT, state 01 is ESTABLISHED.
+      const fields = line.trim().split(/\s+/);
+      const localPort = Number.parseInt(fields[1]?.split(':')[1] ?? '', 16);
+      if (localPort === port && fields[3] === '01' && fields[9]) inodes.add(fields[9]);
+    }
+  }
+  const holders = new Map<number, number>();
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // Exited.
+    }
+    for (const fd of fds) {
+      let target: string;
+      try {
+        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode && inodes.has(inode)) holders.set(pid, (holders.get(pid) ?? 0) + 1);
+    }
+  }
+  return holders;
 }

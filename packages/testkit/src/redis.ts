@@ -1,4 +1,4 @@
-import type IORedis from 'ioredis';
+import type { Cluster, default as IORedis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 
 /** The Redis every test uses: REDIS_URL, or the local server `npm test` expects. */
@@ -16,16 +16,24 @@ export function uniqueQueuePrefix(label = 'test'): string {
 
 /**
  * Deletes every key under one queue prefix: a "Redis flush" that touches only this test's keys,
- * since other test files share the Redis (never FLUSHALL/FLUSHDB there).
+ * since other test files share the Redis (never FLUSHALL/FLUSHDB there). On a Redis Cluster each
+ * master holds its own slots, so every master is scanned, and keys are deleted by one DEL each
+ * (pipelined): a multi-key DEL must stay in one slot, which a prefix that is not a hash tag does not.
  */
-export async function deletePrefixedKeys(redis: IORedis, prefix: string): Promise<number> {
-  if (!/^[A-Za-z0-9_-]+$/.test(prefix)) throw new Error(`refusing to delete keys for prefix ${JSON.stringify(prefix)}`);
-  let cursor = '0';
+export async function deletePrefixedKeys(redis: IORedis | Cluster, prefix: string): Promise<number> {
+  if (!/^(?:[A-Za-z0-9_-]+|\{[A-Za-z0-9_-]+\})$/.test(prefix))
+    throw new Error(`refusing to delete keys for prefix ${JSON.stringify(prefix)}`);
+  const nodes = redis.isCluster ? (redis as Cluster).nodes('master') : [redis as IORedis];
   let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) deleted += await redis.del(...keys);
-  } while (cursor !== '0');
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length === 0) continue;
+      const results = await node.pipeline(keys.map((key) => ['del', key])).exec();
+      deleted += (results ?? []).reduce((sum, [, count]) => sum + Number(count ?? 0), 0);
+    } while (cursor !== '0');
+  }
   return deleted;
 }

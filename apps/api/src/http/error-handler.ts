@@ -57,6 +57,14 @@ function fromClientErrorStatus(err: HttpLikeError): AppError | null {
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT']);
 
 /**
+ * ioredis's words for "no master to talk to", in every mode: a producer's refused offline queue
+ * (standalone, and a Cluster not ready), a closed connection, a cluster without its slots or in
+ * the middle of a failover, sentinels that name no reachable master, a demoted master.
+ */
+const REDIS_AWAY =
+  /enableOfflineQueue|Connection is closed|ECONNREFUSED|CLUSTERDOWN|Failed to refresh slots cache|All sentinels are unreachable|^READONLY/;
+
+/**
  * A connection refused or cut, or Redis down: the client may retry later. The database's own
  * errors arrive already translated (translateDatabaseError).
  */
@@ -64,11 +72,8 @@ function isDependencyDown(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
     const candidate = e as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
     if (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
-    if (candidate.name === 'MaxRetriesPerRequestError') return true;
-    if (
-      typeof candidate.message === 'string' &&
-      /enableOfflineQueue|Connection is closed|ECONNREFUSED/.test(candidate.message)
-    ) {
+    if (candidate.name === 'MaxRetriesPerRequestError' || candidate.name === 'ClusterAllFailedError') return true;
+    if (typeof candidate.message === 'string' && REDIS_AWAY.test(candidate.message)) {
       return true;
     }
     e = candidate.cause;

@@ -1,9 +1,9 @@
-import { AppError, createLogger } from '@botfleet/core';
+import { AppError, createLogger, redisSettingsFromUrl } from '@botfleet/core';
 import { createRedisConnection } from '@botfleet/queue';
 import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { createRateLimiter, leaseSize, type RateLimitedCaller } from './rate-limit';
 
-const redis = createRedisConnection(testRedisUrl(), 'producer');
+const redis = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'producer');
 const logger = createLogger({ level: 'silent' });
 const prefixes: string[] = [];
 
@@ -123,7 +123,7 @@ describe('createRateLimiter', () => {
   });
 
   it('lets requests through when Redis does not answer', async () => {
-    const broken = createRedisConnection('redis://127.0.0.1:1', 'producer');
+    const broken = createRedisConnection(redisSettingsFromUrl('redis://127.0.0.1:1'), 'producer');
     broken.on('error', () => undefined);
     const check = createRateLimiter({ redis: broken, prefix: newPrefix(), perMinute: 1, logger });
     await expect(check(caller('key_e'))).resolves.toBeUndefined();

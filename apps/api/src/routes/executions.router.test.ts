@@ -1,4 +1,4 @@
-import { createLogger } from '@botfleet/core';
+import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
 import { claimExecution, listExecutions } from '@botfleet/db';
 import { createTestExecution } from '@botfleet/db/testing';
 import { closeRedis, consume, createRedisConnection, executionRun, stopWorker } from '@botfleet/queue';
@@ -204,7 +204,7 @@ describe('GET /api/v1/queue', () => {
   });
 
   it('counts the workers connected to the executions queue', async () => {
-    const connection = createRedisConnection(testRedisUrl(), 'worker');
+    const connection = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'worker');
     // Not running: it connects (and names its connection) without taking the jobs other tests queued.
     const worker = consume(
       executionRun,

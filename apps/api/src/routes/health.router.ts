@@ -1,6 +1,6 @@
 import { pingDatabase } from '@botfleet/db';
 import { answerProbe, PROBE_PATHS, type Readiness } from '@botfleet/ops';
-import { redisReady } from '@botfleet/queue';
+import { executionRun, queueSlotReady } from '@botfleet/queue';
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
 
@@ -9,9 +9,10 @@ import type { ApiDeps } from '../deps';
  * dependencies of any other role in the process: the API's checks join the process's readiness).
  * The answers are the ops server's (packages/ops probes.ts), served on the API's port too.
  */
-export function healthRouter({ db, redis }: ApiDeps, readiness: Readiness): Router {
+export function healthRouter({ db, redis, queues }: ApiDeps, readiness: Readiness): Router {
   readiness.add('database', () => pingDatabase(db));
-  readiness.add('redis', () => redisReady(redis));
+  // The API's every trigger enqueues onto the executions queue (a script over its keys).
+  readiness.add('redis', () => queueSlotReady(redis, queues.prefix, executionRun.queue));
   const router = Router();
   for (const path of PROBE_PATHS) {
     router.get(path, async (_req, res) => {

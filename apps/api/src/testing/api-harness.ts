@@ -1,4 +1,10 @@
-import { createLogger, createSecretBox, type Permission } from '@botfleet/core';
+import {
+  createLogger,
+  createSecretBox,
+  redisSettingsFromUrl,
+  type Permission,
+  type RedisSettings,
+} from '@botfleet/core';
 import { createApiKey, createPrismaClient, type PrismaClient } from '@botfleet/db';
 import { createTestOrganization, testDatabaseUrl } from '@botfleet/db/testing';
 import { createOps } from '@botfleet/ops';
@@ -45,7 +51,8 @@ export interface BotSetup {
 export interface ApiHarnessOptions {
   /** Defaults to the shared test database (DATABASE_URL). */
   databaseUrl?: string;
-  redisUrl?: string;
+  /** Defaults to the shared test Redis (REDIS_URL). */
+  redis?: RedisSettings;
   /** Defaults to a prefix of this harness's own. */
   queuePrefix?: string;
 }
@@ -59,8 +66,8 @@ export async function createApiHarness(
   options: ApiHarnessOptions = {},
 ): Promise<ApiHarness> {
   const db = createPrismaClient(options.databaseUrl ?? testDatabaseUrl(), { poolSize: 4 });
-  const redisUrl = options.redisUrl ?? testRedisUrl();
-  const redis = createRedisConnection(redisUrl, 'producer');
+  const redisSettings = options.redis ?? redisSettingsFromUrl(testRedisUrl());
+  const redis = createRedisConnection(redisSettings, 'producer');
   redis.on('error', () => undefined);
   const queues = createQueues(redis, options.queuePrefix ?? uniqueQueuePrefix());
   const deps: ApiDeps = {
@@ -122,7 +129,7 @@ export async function createApiHarness(
     async listen(overrides = {}) {
       const api = await startApi({
         db,
-        redisUrl,
+        redis: redisSettings,
         queuePrefix: queues.prefix,
         logger: deps.logger,
         secretBox: deps.secretBox,

@@ -1,5 +1,5 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger, type RoleHandle } from '@botfleet/core';
+import { createLogger, type RoleHandle, redisSettingsFromUrl } from '@botfleet/core';
 import { deleteBotsOfOrganization } from '@botfleet/db';
 import { createCompletedExecutionWithDelivery } from '@botfleet/db/testing';
 import { webhookDeliver } from '@botfleet/queue';
@@ -41,7 +41,7 @@ export async function createDeliveryFixture(): Promise<DeliveryFixture> {
     async startRole(overrides = {}) {
       const role = await startDelivery({
         db: h.db,
-        redisUrl: testRedisUrl(),
+        redis: redisSettingsFromUrl(testRedisUrl()),
         queuePrefix: h.queues.prefix,
         logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
         secretBox: h.deps.secretBox,

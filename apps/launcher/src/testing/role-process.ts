@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { get } from 'node:http';
 import { join } from 'node:path';
 
@@ -28,6 +29,28 @@ export interface RoleProcess {
   signalGroup(signal: NodeJS.Signals): void;
   /** Sends SIGTERM; resolves with the exit code, or null if it was killed by a signal. */
   terminate(): Promise<number | null>;
+}
+
+export interface ServiceSettings {
+  databaseUrl: string;
+  queuePrefix: string;
+  dataDir: string;
+}
+
+/**
+ * The environment of a launcher under test: this test's environment plus its own database,
+ * queues and data directory, a fresh secrets key and an API on any free port. Add what the test
+ * is about (ROLES, LOG_LEVEL, ...) on top.
+ */
+export function serviceEnv(settings: ServiceSettings): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: settings.databaseUrl,
+    QUEUE_PREFIX: settings.queuePrefix,
+    SECRETS_KEY: randomBytes(32).toString('hex'),
+    DATA_DIR: settings.dataDir,
+    PORT: '0',
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ApiHarness, TestOrg } from '@botfleet/api/testing';
-import { createLogger, type RoleHandle } from '@botfleet/core';
+import { createLogger, type RoleHandle, redisSettingsFromUrl } from '@botfleet/core';
 import { startDelivery } from '@botfleet/delivery';
 import { testRedisUrl } from '@botfleet/testkit';
 import { startWorker, type WorkerOptions } from '../start-worker';
@@ -17,7 +17,7 @@ export function startTestWorker(
 ): Promise<RoleHandle> {
   return startWorker({
     db: api.db,
-    redisUrl: testRedisUrl(),
+    redis: redisSettingsFromUrl(testRedisUrl()),
     queuePrefix: api.queues.prefix,
     logger: testLogger(),
     concurrency: 2,
@@ -38,7 +38,7 @@ export function startTestWorker(
 export function startTestDelivery(api: ApiHarness): Promise<RoleHandle> {
   return startDelivery({
     db: api.db,
-    redisUrl: testRedisUrl(),
+    redis: redisSettingsFromUrl(testRedisUrl()),
     queuePrefix: api.queues.prefix,
     logger: testLogger(),
     secretBox: api.deps.secretBox,

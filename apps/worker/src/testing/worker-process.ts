@@ -1,4 +1,4 @@
-import { createLogger } from '@botfleet/core';
+import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
 import { createTestPrismaClient } from '@botfleet/db/testing';
 import { testRedisUrl } from '@botfleet/testkit';
 import { startWorker } from '../start-worker';
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const db = createTestPrismaClient({ poolSize: 2 });
   const worker = await startWorker({
     db,
-    redisUrl: testRedisUrl(),
+    redis: redisSettingsFromUrl(testRedisUrl()),
     queuePrefix: process.env.QUEUE_PREFIX!,
     logger: createLogger({ level: 'silent' }),
     concurrency: Number(process.env.CONCURRENCY ?? 1),
