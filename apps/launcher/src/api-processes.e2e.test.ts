@@ -1,7 +1,6 @@
 import { testDatabaseUrl } from '@botfleet/db/testing';
 import {
   connectionHolders,
-  freePort,
   isRunning,
   listProcesses,
   testRedisUrl,
@@ -29,22 +28,19 @@ const HEALTHZ = 'botfleet_http_requests_total{method="GET",route="/healthz",stat
 
 /** A launcher with the api role in two API processes, ready. */
 async function startTwoApiProcesses(): Promise<RoleProcess> {
-  const launcher = await startRoleProcess(
-    {
-      ...process.env,
-      DATABASE_URL: testDatabaseUrl(),
-      REDIS_URL: testRedisUrl(),
-      QUEUE_PREFIX: uniqueQueuePrefix('test-api-processes'),
-      SECRETS_KEY: randomBytes(32).toString('hex'),
-      DATA_DIR: dataDir,
-      ROLES: 'api',
-      API_PROCESSES: '2',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      SHUTDOWN_GRACE_SECONDS: '10',
-    },
-    await freePort(),
-  );
+  const launcher = await startRoleProcess({
+    ...process.env,
+    DATABASE_URL: testDatabaseUrl(),
+    REDIS_URL: testRedisUrl(),
+    QUEUE_PREFIX: uniqueQueuePrefix('test-api-processes'),
+    SECRETS_KEY: randomBytes(32).toString('hex'),
+    DATA_DIR: dataDir,
+    ROLES: 'api',
+    API_PROCESSES: '2',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    SHUTDOWN_GRACE_SECONDS: '10',
+  });
   launchers.push(launcher);
   await waitUntil(async () => (await launcher.get('/readyz')).status === 200, {
     timeoutMs: 60_000,

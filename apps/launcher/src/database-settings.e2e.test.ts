@@ -3,7 +3,6 @@ import { createDatabaseIfMissing, createPrismaClient, type PrismaClient } from '
 import { countExecutionsByStatus, reserveTestDatabase, TEST_SERVER_URL, type TestDatabase } from '@botfleet/db/testing';
 import {
   deletePrefixedKeys,
-  freePort,
   startFixtureServer,
   uniqueQueuePrefix,
   waitUntil,
@@ -47,15 +46,12 @@ function newDatabase(): TestDatabase {
 }
 
 async function start(database: TestDatabase, env: Record<string, string>): Promise<RoleProcess> {
-  const service = await startRoleProcess(
-    {
-      ...serviceEnv({ databaseUrl: database.url, queuePrefix: prefix, dataDir }),
-      LOG_LEVEL: 'info',
-      SHUTDOWN_GRACE_SECONDS: '5',
-      ...env,
-    },
-    await freePort(),
-  );
+  const service = await startRoleProcess({
+    ...serviceEnv({ databaseUrl: database.url, queuePrefix: prefix, dataDir }),
+    LOG_LEVEL: 'info',
+    SHUTDOWN_GRACE_SECONDS: '5',
+    ...env,
+  });
   services.push(service);
   return service;
 }

@@ -1,14 +1,7 @@
 import { redisSettingsFromUrl } from '@botfleet/core';
 import { createTestDatabase, type TestDatabase } from '@botfleet/db/testing';
 import { closeRedis, createQueues, createRedisConnection, executionRun, type Queues } from '@botfleet/queue';
-import {
-  freePort,
-  processTree,
-  startRedisServer,
-  uniqueQueuePrefix,
-  waitUntil,
-  type RedisServer,
-} from '@botfleet/testkit';
+import { processTree, startRedisServer, uniqueQueuePrefix, waitUntil, type RedisServer } from '@botfleet/testkit';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,9 +46,7 @@ beforeAll(async () => {
     SHUTDOWN_GRACE_SECONDS: '6',
     WORKER_CONCURRENCY: '1',
   };
-  const started = await Promise.all(
-    ROLES.map(async (role) => startRoleProcess({ ...env, ROLES: role }, await freePort())),
-  );
+  const started = await Promise.all(ROLES.map(async (role) => startRoleProcess({ ...env, ROLES: role })));
   ROLES.forEach((role, i) => (roles[role] = started[i]!));
 }, 60_000);
 

@@ -9,7 +9,6 @@ import {
 import { countExecutionsByStatus, reserveTestDatabase, type TestDatabase } from '@botfleet/db/testing';
 import {
   deletePrefixedKeys,
-  freePort,
   startFixtureServer,
   startPgBouncer,
   uniqueQueuePrefix,
@@ -64,8 +63,7 @@ beforeAll(async () => {
     SHUTDOWN_GRACE_SECONDS: '5',
     WORKER_CONCURRENCY: '4',
   };
-  const ports = await Promise.all(ROLES.map(() => freePort()));
-  services.push(...(await Promise.all(ROLES.map((role, i) => startRoleProcess({ ...env, ROLES: role }, ports[i]!)))));
+  services.push(...(await Promise.all(ROLES.map((role) => startRoleProcess({ ...env, ROLES: role })))));
   await Promise.all(
     services.map((service, i) =>
       waitUntil(async () => (await service.get('/readyz')).status === 200, {

@@ -3,7 +3,6 @@ import { findExecution, listExecutionLogs } from '@botfleet/db';
 import { createTestDatabase, type TestDatabase } from '@botfleet/db/testing';
 import {
   deletePrefixedKeys,
-  freePort,
   isRunning,
   startFixtureServer,
   uniqueQueuePrefix,
@@ -61,7 +60,7 @@ async function startService(command: StartCommand): Promise<RoleProcess> {
     SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
     WORKER_CONCURRENCY: '1',
   };
-  const service = await startRoleProcess(env, await freePort(), command);
+  const service = await startRoleProcess(env, command);
   services.push(service);
   await waitUntil(async () => (await service.get('/readyz')).status === 200, {
     timeoutMs: 60_000,

@@ -1,14 +1,7 @@
 import type { Role } from '@botfleet/core';
 import { createApiKey, createPrismaClient, type PrismaClient } from '@botfleet/db';
 import { createTestDatabase, createTestOrganization } from '@botfleet/db/testing';
-import {
-  freePort,
-  startFixtureServer,
-  startReceiver,
-  waitUntil,
-  type FixtureServer,
-  type TestReceiver,
-} from '@botfleet/testkit';
+import { startFixtureServer, startReceiver, waitUntil, type FixtureServer, type TestReceiver } from '@botfleet/testkit';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,11 +125,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
 
-    const apiPort = await freePort();
     const env: NodeJS.ProcessEnv = {
       ...serviceEnv({ databaseUrl: database.url, queuePrefix: options.queuePrefix, dataDir }),
       NODE_ENV: 'test',
-      PORT: String(apiPort),
+      // Any free port, read back from the API's own line: one chosen up front could be taken first.
+      PORT: '0',
       DATABASE_POOL_SIZE: '4',
       // Migrated above; members starting together would only wait on each other's lock.
       MIGRATE_ON_START: 'false',
@@ -147,13 +140,14 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const started = await Promise.allSettled(
       options.roles.map(async (role) => ({
         role,
-        process: await startRoleProcess({ ...env, ROLES: role }, await freePort()),
+        process: await startRoleProcess({ ...env, ROLES: role }),
       })),
     );
     for (const result of started) if (result.status === 'fulfilled') members.push(result.value);
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
 
+    const apiPort = await apiPortOf(members);
     const org = await createTestOrganization(db);
     const { key } = await createApiKey(db, { organizationId: org.id, name: 'fleet test', permission: 'write' });
     const fleet = createFleet({ db, members, site, receiver, apiPort, apiKey: key, stop });
@@ -331,4 +325,15 @@ async function stopMember(member: RoleProcess): Promise<void> {
     member.signalGroup('SIGKILL');
     await member.exited;
   }
+}
+
+/** The port the fleet's api member listens on, once it has said so. */
+async function apiPortOf(members: readonly FleetMember[]): Promise<number> {
+  const api = members.find((member) => member.role === 'api');
+  if (!api) throw new Error('the fleet has no api role');
+  await waitUntil(() => api.process.apiPort() !== undefined, {
+    timeoutMs: 120_000,
+    message: 'the api process never said which port it listens on',
+  });
+  return api.process.apiPort()!;
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { get } from 'node:http';
 import { join } from 'node:path';
+import { freePort } from '@botfleet/testkit';
 
 const MAIN = join(__dirname, '..', 'main.ts');
 const ROOT = join(__dirname, '..', '..', '..', '..');
@@ -19,6 +20,8 @@ export interface RoleProcess {
   readonly exited: Promise<number | null>;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
+  /** The port the API listens on once it says so (any free one with PORT=0), else undefined. */
+  apiPort(): number | undefined;
   /** GET on the ops port; the body parsed as JSON when it is JSON. */
   get(path: string): Promise<{ status: number; text: string; json: unknown }>;
   /**
@@ -53,16 +56,34 @@ export function serviceEnv(settings: ServiceSettings): NodeJS.ProcessEnv {
   };
 }
 
+/** How often a start whose ops port was taken meanwhile is tried again on another port. */
+const PORT_TAKEN_ATTEMPTS = 3;
+
 /**
  * The service in a process group of its own, started with `command`, running the roles in
- * `env.ROLES` with its ops server on `opsPort`. Resolves once the ops server listens; readiness
- * is for the test to wait on.
+ * `env.ROLES` with its ops server on a free loopback port. Resolves once the ops server listens;
+ * readiness is for the test to wait on.
+ *
+ * The port must be chosen up front (an OPS_PORT of 0 turns the ops server off), so another process
+ * (a parallel test, an outgoing connection's ephemeral port) can take it before the launcher
+ * listens: such a start is tried again on another port rather than failing the test.
  */
 export async function startRoleProcess(
   env: NodeJS.ProcessEnv,
-  opsPort: number,
   command: StartCommand = 'launcher',
 ): Promise<RoleProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnPort(env, await freePort(), command);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= PORT_TAKEN_ATTEMPTS) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startOnPort(env: NodeJS.ProcessEnv, opsPort: number, command: StartCommand): Promise<RoleProcess> {
   const [file, args] =
     command === 'launcher' ? [process.execPath, ['--import', 'tsx', MAIN]] : ['npm', ['start', '--silent']];
   const child = spawn(file, args, {
@@ -80,7 +101,14 @@ export async function startRoleProcess(
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then((code) => reject(new Error(`${env.ROLES} process exited (${code}): ${output}`)));
+    void exited.then((code) => {
+      const message = `${env.ROLES} process exited (${code}): ${output}`;
+      reject(
+        output.includes(`EADDRINUSE: address already in use :::${opsPort}`)
+          ? new PortTakenError(message)
+          : new Error(message),
+      );
+    });
   });
   const opsUrl = `http://127.0.0.1:${opsPort}`;
   return {
@@ -88,6 +116,10 @@ export async function startRoleProcess(
     opsUrl,
     exited,
     output: () => output,
+    apiPort() {
+      const port = /botfleet API listening on http:\/\/localhost:(\d+)/.exec(output)?.[1];
+      return port === undefined ? undefined : Number(port);
+    },
     get: (path) => httpGet(`${opsUrl}${path}`),
     signalGroup(signal) {
       process.kill(-child.pid!, signal);
