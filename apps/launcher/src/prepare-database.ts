@@ -2,6 +2,7 @@ import type { Env, Logger } from '@botfleet/core';
 import {
   createDatabaseIfMissing,
   createPrismaClient,
+  isMissingDatabaseError,
   migrate,
   pendingMigrations,
   type PrismaClient,
@@ -107,7 +108,7 @@ async function pendingOrMissing(url: string): Promise<string[]> {
   try {
     return await pendingMigrations(url, { migrationsDir: MIGRATIONS_DIR });
   } catch (error) {
-    if ((error as { code?: unknown }).code === '3D000') return ['(the database does not exist yet)'];
+    if (isMissingDatabaseError(error)) return ['(the database does not exist yet)'];
     throw error;
   }
 }

@@ -61,11 +61,16 @@ async function databaseAnswers(databaseUrl: string): Promise<boolean> {
     await probe.connect();
   } catch (error) {
     // A refused start-up closes the connection on its own: nothing to end.
-    if (sqlState(error) === INVALID_CATALOG_NAME) return false;
+    if (isMissingDatabaseError(error)) return false;
     throw error;
   }
   await probe.end();
   return true;
+}
+
+/** PostgreSQL's answer to a connection naming a database that does not exist (3D000). */
+export function isMissingDatabaseError(error: unknown): boolean {
+  return sqlState(error) === INVALID_CATALOG_NAME;
 }
 
 export function quoteIdentifier(name: string): string {

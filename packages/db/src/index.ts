@@ -27,6 +27,11 @@ export {
   type MigrationLogger,
 } from './migrator';
 export { findMigrationsDir } from './migrations-dir';
-export { createDatabaseIfMissing, DatabaseMissingError, type CreateDatabaseOptions } from './create-database';
+export {
+  createDatabaseIfMissing,
+  DatabaseMissingError,
+  isMissingDatabaseError,
+  type CreateDatabaseOptions,
+} from './create-database';
 export { isUniqueViolation, translateDatabaseError } from './database-errors';
 export * from './repositories';

@@ -1,4 +1,4 @@
-import type { Queue } from 'bullmq';
+import { QueueKeys, type Queue } from 'bullmq';
 
 /**
  * The one place that knows BullMQ's internal Redis layout. botfleet's own Lua scripts
@@ -32,4 +32,14 @@ export function bullmqWaitingKeys(queue: Queue): BullmqWaitingKeys {
     return value;
   };
   return { wait: key('wait'), prioritized: key('prioritized'), delayed: key('delayed') };
+}
+
+/**
+ * BullMQ's `meta` key of `queue` (a hash it writes when the queue is first used), and a key of
+ * botfleet's own in the same slot, for readiness probes (redis-ready.ts) that must run where the
+ * queue's scripts run. Ours has a second `:` so it can never be taken for a job's key.
+ */
+export function bullmqSlotProbeKeys(prefix: string, queue: string): { probe: string; meta: string } {
+  const keys = new QueueKeys(prefix);
+  return { probe: keys.toKey(queue, 'probe:ready'), meta: keys.toKey(queue, 'meta') };
 }

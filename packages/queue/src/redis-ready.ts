@@ -1,4 +1,4 @@
-import { QueueKeys } from 'bullmq';
+import { bullmqSlotProbeKeys } from './bullmq-keys';
 import { luaScript } from './lua-script';
 import type { RedisConnection } from './redis-connection';
 
@@ -19,7 +19,6 @@ return redis.call('EXISTS', KEYS[2])`);
 export async function queueSlotReady(connection: RedisConnection, prefix: string, queue: string): Promise<void> {
   // Not connected fails at once: a worker connection would queue the script until Redis returns.
   if (connection.status !== 'ready') throw new Error(`redis connection is ${connection.status}`);
-  // The meta key is BullMQ's; ours has a second `:` so it can never be taken for a job's key.
-  const keys = new QueueKeys(prefix);
-  await SLOT_PROBE.run(connection, [keys.toKey(queue, 'probe:ready'), keys.toKey(queue, 'meta')], [Date.now()]);
+  const { probe, meta } = bullmqSlotProbeKeys(prefix, queue);
+  await SLOT_PROBE.run(connection, [probe, meta], [Date.now()]);
 }
