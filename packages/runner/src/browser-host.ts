@@ -4,6 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { registerSelectorEngines } from './child-frame-engine';
 import { readChromiumRssBytes } from './chromium-rss';
 import { silentLogger, type RunnerLogger } from './logger';
 
@@ -132,6 +133,8 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
 
   async function launch(): Promise<Browser> {
     const started = Date.now();
+    // Before any context exists: steps' frame paths use botfleet's own selector engine.
+    await registerSelectorEngines();
     downloadsDir ??= await mkdtemp(join(tmpdir(), 'botfleet-downloads-'));
     const launched = await chromium.launch({
       executablePath: options.executablePath,

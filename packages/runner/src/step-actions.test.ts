@@ -170,6 +170,18 @@ const CASES: AgreementCases = {
       params: { q: 'blue' },
       expected: { page: { q: 'blue size 42' } },
     },
+    {
+      name: 'keystrokes: typed after a prefix already there, a select by value, a checkbox toggled',
+      steps: [
+        { action: 'fill', selector: '#q', value: 'ab' },
+        { action: 'fill', selector: [['#q']], value: 'abc', keystrokes: true },
+        { action: 'fill', selector: [['#size']], value: 'l', keystrokes: true },
+        { action: 'fill', selector: [['#agree']], value: 'on', keystrokes: true },
+        { action: 'fill', selector: [['#news']], value: 'on', keystrokes: true },
+      ],
+      // Only 'c' was typed; #news was checked already, so it was left alone.
+      expected: { page: { q: 'abc', size: 'l', agree: true, news: true, events: ['key c'] } },
+    },
   ],
   select: [
     {
@@ -198,12 +210,15 @@ const CASES: AgreementCases = {
       expected: {},
     },
     {
-      name: 'counts, visibility, attributes, properties and an expression',
+      name: 'counts, inverted waits, attributes, properties and an expression',
       steps: [
         { action: 'waitFor', selector: [['.nothing'], ['.item']], count: 2 },
-        { action: 'waitFor', selector: ['.item'], count: 1, operator: '>=', attributes: { 'data-sku': 'b2' } },
+        { action: 'waitFor', selector: ['.item'], count: 2, operator: '>=', attributes: { class: 'item' } },
+        // Inverted: not every .item is b2, so "one .item, all b2" does not hold.
+        { action: 'waitFor', selector: ['.item'], attributes: { 'data-sku': 'b2' }, visible: false },
         { action: 'waitFor', selector: '#late', visible: true, timeout: 5_000 },
         { action: 'waitFor', selector: ['#gone'], count: 0 },
+        { action: 'waitFor', selector: ['#gone'], visible: false },
         { action: 'waitFor', selector: ['#q'], properties: { value: '', type: 'text' } },
         { action: 'waitFor', expression: 'document.getElementById("late").hidden === false', timeout: 5_000 },
         { action: 'waitFor', expression: 'document.body.textContent.includes("In the frame")', frame: [0] },
@@ -212,7 +227,9 @@ const CASES: AgreementCases = {
         outputs: [
           { selector: ['.item'] },
           { selector: '.item' },
+          { selector: '.item' },
           { selector: '#late' },
+          { selector: '#gone' },
           { selector: '#gone' },
           { selector: '#q' },
           null,

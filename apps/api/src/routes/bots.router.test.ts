@@ -214,7 +214,7 @@ describe('POST /api/v1/bots with a Chrome Recorder recording', () => {
       ],
     });
     expect(await steps(res.body.id)).toEqual([
-      { index: 0, action: 'fill', selector: [['aria/Search'], ['#q']], value: 'boots' },
+      { index: 0, action: 'fill', selector: [['aria/Search'], ['#q']], value: 'boots', keystrokes: true },
       { index: 1, action: 'press', key: 'Enter', waitForNavigation: {} },
     ]);
     const scripts = (await request(h.app).get(`/api/v1/bots/${res.body.id}/scripts`).set(org.auth('read'))).body.data;

@@ -194,7 +194,7 @@ describe('Chrome Recorder recordings', () => {
         selector: [['aria/Buy[role="button"]'], ['#buy'], ['xpath//html/body/button']],
         waitForNavigation: { url: 'https://a.example/done' },
       },
-      { index: 2, action: 'fill', selector: [['#q']], value: 'x' },
+      { index: 2, action: 'fill', selector: [['#q']], value: 'x', keystrokes: true },
     ];
     expect(res.body).toEqual({
       data: expected,

@@ -116,6 +116,8 @@ describe('importRecording', () => {
     expect(shadow[1]).toMatchObject({
       action: 'fill',
       value: '3',
+      // Typed key by key, as Chrome's replay puts a change in.
+      keystrokes: true,
       selector: [
         ['shop-app', 'product-card:nth-of-type(2)', 'input.qty'],
         ['pierce/product-card:nth-of-type(2) input.qty'],

@@ -112,7 +112,8 @@ export function importRecording(recording: unknown, options: { targetUrl?: strin
         warnUnusedNavigation(step, index, warnings);
         break;
       case StepType.Change:
-        add({ action: 'fill', ...elementFields(step), value: step.value, ...navigation });
+        // Typed key by key, as Chrome's replay does: pages that listen to key events see them.
+        add({ action: 'fill', ...elementFields(step), value: step.value, keystrokes: true, ...navigation });
         break;
       case StepType.KeyDown:
         keys.down(step.key, index, { ...common, ...navigation });

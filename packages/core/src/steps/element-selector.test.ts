@@ -45,7 +45,7 @@ describe('Recorder selectors as Playwright selectors', () => {
   it('enters child frames by index', () => {
     expect(framePrefix(undefined)).toBe('');
     expect(framePrefix([1, 0])).toBe(
-      ':is(iframe, frame) >> nth=1 >> internal:control=enter-frame >> :is(iframe, frame) >> nth=0 >> internal:control=enter-frame >> ',
+      'botfleet_child_frame=1 >> internal:control=enter-frame >> botfleet_child_frame=0 >> internal:control=enter-frame >> ',
     );
   });
 

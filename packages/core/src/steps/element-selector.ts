@@ -71,7 +71,8 @@ export const NAMED_ROLES = [
 
 /**
  * The Playwright selector for one string. `aria/` matches the accessible name whole, ignoring
- * case and spacing (Chrome records names as rendered, e.g. upper-cased by CSS); `text/` matches
+ * case and spacing (Chrome records names as rendered, e.g. upper-cased by CSS), under any role
+ * that carries a name or as an element's aria-label; `text/` matches
  * the smallest element containing the text, ignoring case; `pierce/` is CSS, which in Playwright
  * already looks into open shadow roots.
  */
@@ -96,10 +97,14 @@ function ariaSelector(body: string): string {
   const name = (roleMatch ? body.slice(0, roleMatch.index) : body).trim();
   const nameFilter = name === '' ? '' : `[name=${nameRegex(name)}]`;
   if (roleMatch) return `internal:role=${roleMatch[1]}${nameFilter}`;
-  return NAMED_ROLES.map((role, i) => {
+  const roles = NAMED_ROLES.map((role, i) => {
     const one = `internal:role=${role}${nameFilter}`;
     return i === 0 ? one : `internal:or=${JSON.stringify(one)}`;
-  }).join(' >> ');
+  });
+  // Chrome also names a generic element by its aria-label (`<div aria-label="Close">`), which
+  // Playwright's role engine leaves unnamed.
+  if (name !== '') roles.push(`internal:or=${JSON.stringify(`internal:attr=[aria-label=${nameRegex(name)}]`)}`);
+  return roles.join(' >> ');
 }
 
 /**
@@ -112,9 +117,17 @@ function nameRegex(name: string): string {
   return `/${source}/i`;
 }
 
+/**
+ * The selector engine (the runner registers it with Playwright) that finds the element of a
+ * frame's child frame by its index as Chrome numbers child frames: in the order they were
+ * attached, which is what a recording's `frame` path counts (and @puppeteer/replay's
+ * `childFrames()[i]`), not the order of the iframes in the document.
+ */
+export const CHILD_FRAME_ENGINE = 'botfleet_child_frame';
+
 /** The selector prefix that enters the frame a step's `frame` path names ('' for the main frame). */
 export function framePrefix(frame: readonly number[] | undefined): string {
-  return (frame ?? []).map((i) => `:is(iframe, frame) >> nth=${i} >> internal:control=enter-frame >> `).join('');
+  return (frame ?? []).map((i) => `${CHILD_FRAME_ENGINE}=${i} >> internal:control=enter-frame >> `).join('');
 }
 
 /** The alternatives of a selector, each as a chain of strings. */

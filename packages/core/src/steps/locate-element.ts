@@ -1,5 +1,6 @@
 import {
   alternativesOf,
+  CHILD_FRAME_ENGINE,
   describeSelector,
   framePrefix,
   isPlainSelector,
@@ -47,9 +48,10 @@ export const probe = (page: StepPage, selector: string, filters: ElementFilters 
     .evaluateAll(pageFunction<ElementProbe>(PROBE_ELEMENTS_HELPER), filters ? JSON.stringify(filters) : null);
 
 /**
- * The selector of a chain's last link, with the links before it entered in turn (an iframe's
- * document, or the element itself, whose shadow root Playwright's engines pierce); null when a
- * link before the last matches nothing yet.
+ * The selector of a chain's last link, looked up inside every match of the link before it (an
+ * element's subtree, its shadow root included: Playwright's engines pierce open shadow roots),
+ * as @puppeteer/replay looks up a chain across every host; an iframe link enters its document
+ * (the first such iframe's). Null when a link before the last matches nothing yet.
  */
 async function chainSelector(page: StepPage, prefix: string, chain: readonly string[]): Promise<string | null> {
   let base = prefix;
@@ -58,7 +60,7 @@ async function chainSelector(page: StepPage, prefix: string, chain: readonly str
     if (i === chain.length - 1) return selector;
     const { count, tag } = await probe(page, selector, null);
     if (count === 0) return null;
-    base = `${selector} >> nth=0 >> ${FRAME_TAGS.has(tag) ? 'internal:control=enter-frame >> ' : ''}`;
+    base = FRAME_TAGS.has(tag) ? `${selector} >> nth=0 >> internal:control=enter-frame >> ` : `${selector} >> `;
   }
   return null;
 }
@@ -107,13 +109,18 @@ async function pollAlternatives(
   }
 }
 
-/** The element a step acts on. A single selector is handed to Playwright as it is, which waits for it. */
+/**
+ * The element a step acts on. A single selector is handed to Playwright as it is, which waits for
+ * it. Of alternatives, the first whose first match is visible wins: @puppeteer/replay races them
+ * and acts on the first that becomes visible, so one that matches only a hidden element (a
+ * template, a closed menu's twin) must not win over a later one the user could see.
+ */
 export async function locateElement(page: StepPage, step: ElementStep, timeoutMs: number): Promise<LocatedElement> {
   const { selector } = step;
   if (typeof selector === 'string')
     return { selector: framePrefix(step.frame) + toPlaywrightSelector(selector), matched: null };
   return pollAlternatives(page, { ...step, selector }, timeoutMs, async (candidate) =>
-    candidate === null ? false : (await probe(page, candidate, null)).count > 0,
+    candidate === null ? false : (await probe(page, candidate, null)).firstVisible,
   );
 }
 
@@ -126,25 +133,67 @@ export function compareCount(actual: number, operator: CountOperator, expected: 
   return actual === expected;
 }
 
-/** Waits until an alternative's matches passing `filters` compare with `count` (a chain not there counts 0). */
+/** What a counting waitFor waits for (the Recorder's waitForElement, read as @puppeteer/replay reads it). */
+export interface CountWanted {
+  count: number;
+  operator: CountOperator;
+  /** false inverts the wait: it ends when the condition does not hold (the element went away). */
+  visible: boolean;
+  filters: ElementFilters;
+}
+
+/**
+ * Waits until the elements of the first alternative that matches any (none: zero elements) are
+ * `operator` `count` in number and all carry the filters' attributes and property values, or,
+ * with `visible: false`, until that does not hold. Polled, like the Recorder's own replay.
+ */
 export async function waitForCount(
   page: StepPage,
   step: ElementStep,
-  wanted: { count: number; operator: CountOperator; filters: ElementFilters },
+  wanted: CountWanted,
   timeoutMs: number,
 ): Promise<LocatedElement> {
-  const selector = typeof step.selector === 'string' ? [step.selector] : step.selector;
-  return pollAlternatives(page, { ...step, selector }, timeoutMs, async (candidate) => {
-    const count = candidate === null ? 0 : (await probe(page, candidate, wanted.filters)).count;
-    return compareCount(count, wanted.operator, wanted.count);
-  }).catch((error: unknown) => {
-    throw new Error(
-      firstLine(error).replace(
+  const alternatives = typeof step.selector === 'string' ? [step.selector] : step.selector;
+  const chains = alternativesOf(alternatives);
+  const prefix = framePrefix(step.frame);
+  const deadline = Date.now() + timeoutMs;
+  const problems = new Map<number, string>();
+  for (;;) {
+    let found: { index: number; selector: string; probe: ElementProbe } | null = null;
+    for (const [index, chain] of chains.entries()) {
+      try {
+        const selector = await chainSelector(page, prefix, chain);
+        const counted = selector === null ? null : await probe(page, selector, wanted.filters);
+        if (selector !== null && counted !== null && counted.count > 0) {
+          found = { index, selector, probe: counted };
+          break;
+        }
+      } catch (error) {
+        problems.set(index, firstLine(error));
+      }
+    }
+    const holds =
+      compareCount(found?.probe.count ?? 0, wanted.operator, wanted.count) &&
+      (found === null || found.probe.passing === found.probe.count);
+    if (holds === wanted.visible) return { selector: found?.selector ?? '', matched: alternatives[found?.index ?? 0]! };
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      const message = noMatchMessage(alternatives, problems, timeoutMs).replace(
         'No element matched any selector alternative',
-        `No selector alternative matched ${wanted.operator} ${wanted.count} element${wanted.count === 1 ? '' : 's'}`,
-      ),
-    );
-  });
+        countFailure(wanted),
+      );
+      throw new Error(message);
+    }
+    await page.waitForTimeout(Math.min(LOCATE_POLL_MS, left));
+  }
+}
+
+/** `No selector alternative matched >= 2 elements` (or `still matched`, for an inverted wait). */
+function countFailure({ count, operator, visible }: CountWanted): string {
+  const elements = `${operator} ${count} element${count === 1 ? '' : 's'}`;
+  return visible
+    ? `No selector alternative matched ${elements}`
+    : `The selector alternatives still matched ${elements}`;
 }
 
 /** The step's output for the element it found: `{ selector }` naming the matched alternative. */
@@ -181,38 +230,37 @@ function playwrightSelector(text) {
   const regex = ('^\\\\s*' + words.join('\\\\s+') + '\\\\s*$').replace(/(["'\`])/g, '\\\\$1').replace(/>>/g, '\\\\>\\\\>');
   const nameFilter = name === '' ? '' : '[name=/' + regex + '/i]';
   if (roleMatch) return 'internal:role=' + roleMatch[1] + nameFilter;
-  return ${JSON.stringify(NAMED_ROLES)}
-    .map((role, i) => (i === 0 ? 'internal:role=' + role + nameFilter : 'internal:or=' + JSON.stringify('internal:role=' + role + nameFilter)))
-    .join(' >> ');
+  const roles = ${JSON.stringify(NAMED_ROLES)}
+    .map((role, i) => (i === 0 ? 'internal:role=' + role + nameFilter : 'internal:or=' + JSON.stringify('internal:role=' + role + nameFilter)));
+  if (name !== '') roles.push('internal:or=' + JSON.stringify('internal:attr=[aria-label=/' + regex + '/i]'));
+  return roles.join(' >> ');
 }`,
 };
 
 export const LOCATE_ELEMENT_HELPER: ScriptHelper = {
   name: 'locateElement',
-  source: `// Finds a step's element: each round tries the selector alternatives in order, the first that
-// matches wins; a chain enters each link's iframe or shadow root in turn. Recorder prefixes
-// (aria/, xpath/, text/, pierce/) become Playwright selectors. Answers the Playwright selector and
-// the alternative that matched (null for a single selector, which Playwright waits for itself).
+  source: `// Finds a step's element: each round tries the selector alternatives in order, the first whose
+// first match is visible wins; a chain looks up each link inside every match of the one before
+// (an iframe link enters its document). Recorder prefixes (aria/, xpath/, text/, pierce/) become
+// Playwright selectors. With \`wanted\` (a counting waitFor) it waits until the first alternative
+// that matches any has \`operator count\` elements all passing the filters (or, with visible:
+// false, until it has not). Answers the Playwright selector and the alternative that matched
+// (null for a single selector, which Playwright waits for itself).
 async function locateElement(page, selector, frame, timeoutMs, filters, wanted) {
-  const prefix = (frame || []).map((i) => ':is(iframe, frame) >> nth=' + i + ' >> internal:control=enter-frame >> ').join('');
+  const prefix = (frame || []).map((i) => '${CHILD_FRAME_ENGINE}=' + i + ' >> internal:control=enter-frame >> ').join('');
   if (typeof selector === 'string' && !wanted) return { selector: prefix + playwrightSelector(selector), matched: null };
   const alternatives = typeof selector === 'string' ? [selector] : selector;
-  const probe = (target, withFilters) => page.$$eval(target, probeElements, withFilters ? JSON.stringify(withFilters) : null);
+  const probe = (target) => page.$$eval(target, probeElements, filters ? JSON.stringify(filters) : null);
   const chainSelector = async (chain) => {
     let base = prefix;
     for (let i = 0; i < chain.length; i++) {
       const target = base + playwrightSelector(chain[i]);
       if (i === chain.length - 1) return target;
-      const found = await probe(target, null);
+      const found = await probe(target);
       if (found.count === 0) return null;
-      base = target + ' >> nth=0 >> ' + (found.tag === 'IFRAME' || found.tag === 'FRAME' ? 'internal:control=enter-frame >> ' : '');
+      base = found.tag === 'IFRAME' || found.tag === 'FRAME' ? target + ' >> nth=0 >> internal:control=enter-frame >> ' : target + ' >> ';
     }
     return null;
-  };
-  const accepts = async (target) => {
-    if (!wanted) return target !== null && (await probe(target, null)).count > 0;
-    const count = target === null ? 0 : (await probe(target, filters)).count;
-    return wanted.operator === '>=' ? count >= wanted.count : wanted.operator === '<=' ? count <= wanted.count : count === wanted.count;
   };
   const firstLine = (error) => {
     const text = error && typeof error.message === 'string' ? error.message : String(error);
@@ -221,14 +269,23 @@ async function locateElement(page, selector, frame, timeoutMs, filters, wanted) 
   const deadline = Date.now() + timeoutMs;
   const problems = new Map();
   for (;;) {
-    for (let i = 0; i < alternatives.length; i++) {
+    let found = null;
+    for (let i = 0; i < alternatives.length && !found; i++) {
       const chain = typeof alternatives[i] === 'string' ? [alternatives[i]] : alternatives[i];
       try {
         const target = await chainSelector(chain);
-        if (await accepts(target)) return { selector: target === null ? '' : target, matched: alternatives[i] };
+        const counted = target === null ? null : await probe(target);
+        if (counted && (wanted ? counted.count > 0 : counted.firstVisible)) found = { index: i, target, counted };
       } catch (error) {
         problems.set(i, firstLine(error));
       }
+    }
+    if (!wanted && found) return { selector: found.target, matched: alternatives[found.index] };
+    if (wanted) {
+      const count = found ? found.counted.count : 0;
+      const compared = wanted.operator === '>=' ? count >= wanted.count : wanted.operator === '<=' ? count <= wanted.count : count === wanted.count;
+      const holds = compared && (!found || found.counted.passing === found.counted.count);
+      if (holds === wanted.visible) return { selector: found ? found.target : '', matched: alternatives[found ? found.index : 0] };
     }
     const left = deadline - Date.now();
     if (left <= 0) {
@@ -236,9 +293,10 @@ async function locateElement(page, selector, frame, timeoutMs, filters, wanted) 
         const chain = typeof alternative === 'string' ? [alternative] : alternative;
         return '"' + chain.join(' >> ') + '"' + (problems.has(i) ? ' (' + problems.get(i) + ')' : '');
       });
-      const what = wanted
-        ? 'No selector alternative matched ' + wanted.operator + ' ' + wanted.count + ' element' + (wanted.count === 1 ? '' : 's')
-        : 'No element matched any selector alternative';
+      const elements = wanted ? wanted.operator + ' ' + wanted.count + ' element' + (wanted.count === 1 ? '' : 's') : '';
+      const what = !wanted
+        ? 'No element matched any selector alternative'
+        : wanted.visible ? 'No selector alternative matched ' + elements : 'The selector alternatives still matched ' + elements;
       throw new Error(what + ' within ' + timeoutMs + ' ms; tried ' + tried.join(', '));
     }
     await page.waitForTimeout(Math.min(${LOCATE_POLL_MS}, left));

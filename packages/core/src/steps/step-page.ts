@@ -7,7 +7,8 @@ export interface StepPage {
   url(): string;
   goto(url: string, options: { timeout: number; waitUntil: 'load' }): Promise<unknown>;
   locator(selector: string): StepLocator;
-  readonly keyboard: { press(key: string): Promise<void> };
+  /** `type` sends `text` key by key to the focused element (`\n` presses Enter). */
+  readonly keyboard: { press(key: string): Promise<void>; type(text: string): Promise<void> };
   waitForTimeout(ms: number): Promise<void>;
   /** Runs `pageFunction` inside the web page (it must not use anything from this module's scope). */
   evaluate<R>(pageFunction: () => R): Promise<R>;

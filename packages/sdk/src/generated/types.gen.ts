@@ -458,6 +458,10 @@ export type Step = {
     frame?: Array<number>;
     value: string;
     /**
+     * Put the value in as Chrome's Recorder replays a change: typed key by key (see docs/recordings.md)
+     */
+    keystrokes?: boolean;
+    /**
      * Wait for the navigation this step starts (to `url` when given) before the step completes
      */
     waitForNavigation?: {
@@ -514,8 +518,17 @@ export type Step = {
      * Child-frame indexes from the main frame down to the frame the step runs in
      */
     frame?: Array<number>;
+    /**
+     * How many elements the first alternative that matches any must match (default 1)
+     */
     count?: number;
+    /**
+     * How the number of matches compares with count (default ==)
+     */
     operator?: '>=' | '==' | '<=';
+    /**
+     * false inverts the wait: it ends once the count, attributes and properties no longer hold
+     */
     visible?: boolean;
     /**
      * Property values the elements must have (an object value matches as a subset)

@@ -25,8 +25,12 @@ export const clickAction = defineStepAction({
       ...(step.button ? { button: step.button } : {}),
       ...(step.clickCount ? { clickCount: step.clickCount } : {}),
     };
-    await withNavigationWait(page, step.waitForNavigation, timeLeft(startedAt, timeoutMs), () =>
-      page.locator(target.selector).first().click(options),
+    await withNavigationWait(
+      page,
+      step.waitForNavigation,
+      timeLeft(startedAt, timeoutMs),
+      () => page.locator(target.selector).first().click(options),
+      step.frame,
     );
     return locatedOutput(target);
   },

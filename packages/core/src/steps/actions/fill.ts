@@ -1,35 +1,79 @@
+import { z } from 'zod';
 import { defineStepAction } from '../define-step-action';
 import { ELEMENT_FIELDS, isPlainSelector } from '../element-selector';
 import { describeElement, locatedOutput, locateElement, probe, scriptTarget, timeLeft } from '../locate-element';
 import { NavigationWaitSchema, navigationWaitScript, withNavigationWait } from '../navigation-wait';
-import { PROBE_ELEMENTS_HELPER } from '../page-functions';
+import {
+  pageFunction,
+  PREPARE_KEYSTROKES_HELPER,
+  PROBE_ELEMENTS_HELPER,
+  type PreparedKeystrokes,
+} from '../page-functions';
 import { TemplatedTextSchema } from '../step-fields';
+import type { StepLocator, StepPage } from '../step-page';
 
 /**
  * fill: replaces the value of the first input matching `selector` with `value`. With selector
  * alternatives (as a recording's `change` step has), the element is looked at when the step runs:
  * a `<select>` gets the option `value` picked (by value or label) instead, and the output's
  * `selector` names the alternative that matched.
+ *
+ * With `keystrokes` (what an imported Recorder `change` step gets), the value goes in as Chrome's
+ * own replay puts it: typed key by key into text inputs, textareas and editable elements (only
+ * what follows a prefix already there; `\n` is Enter), so pages that listen to key events
+ * (suggestion lists, masks) see them; set at once with input and change events when it is 100
+ * characters or more or the input is not typed into (date, colour, range...); a `<select>` option
+ * picked by its value only; a checkbox or radio clicked when its state differs.
  */
 export const fillAction = defineStepAction({
   action: 'fill',
-  fields: { ...ELEMENT_FIELDS, value: TemplatedTextSchema, waitForNavigation: NavigationWaitSchema.optional() },
+  fields: {
+    ...ELEMENT_FIELDS,
+    value: TemplatedTextSchema,
+    keystrokes: z
+      .boolean()
+      .optional()
+      .describe("Put the value in as Chrome's Recorder replays a change: typed key by key (see docs/recordings.md)"),
+    waitForNavigation: NavigationWaitSchema.optional(),
+  },
   async perform(page, step, { timeoutMs }) {
     const startedAt = Date.now();
     const target = await locateElement(page, step, timeoutMs);
     const element = page.locator(target.selector).first();
     const isSelect =
-      !isPlainSelector(step.selector, step.frame) && (await probe(page, target.selector, null)).tag === 'SELECT';
+      !step.keystrokes &&
+      !isPlainSelector(step.selector, step.frame) &&
+      (await probe(page, target.selector, null)).tag === 'SELECT';
     const options = { timeout: timeLeft(startedAt, timeoutMs) };
-    await withNavigationWait(page, step.waitForNavigation, options.timeout, async () => {
-      if (isSelect) await element.selectOption(step.value, options);
-      else await element.fill(step.value, options);
-    });
+    await withNavigationWait(
+      page,
+      step.waitForNavigation,
+      options.timeout,
+      async () => {
+        if (step.keystrokes) await putInWithKeystrokes(page, element, step.value, options);
+        else if (isSelect) await element.selectOption(step.value, options);
+        else await element.fill(step.value, options);
+      },
+      step.frame,
+    );
     return locatedOutput(target);
   },
   describe: (step) => `fill ${describeElement(step)}`,
   toScript(step, script) {
     const target = scriptTarget(step, script);
+    if (step.keystrokes) {
+      const prepared = `await page.$$eval(${target.selector}, ${script.use(PREPARE_KEYSTROKES_HELPER)}, ${script.text(step.value)})`;
+      const act = [
+        `(async () => {`,
+        `  await page.waitForSelector(${target.selector}${script.options(["state: 'visible'"])});`,
+        `  const prepared = ${prepared};`,
+        `  if (prepared.how === 'unknown') throw new Error(${JSON.stringify(CANNOT_FILL)});`,
+        `  if (prepared.how === 'type') await page.keyboard.type(prepared.text);`,
+        `  if (prepared.how === 'click') await page.click(${target.selector}${script.options()});`,
+        `})()`,
+      ].join('\n');
+      return [...target.setup, ...navigationWaitScript(step, act, script), ...target.output];
+    }
     const fill = `page.fill(${target.selector}, ${script.text(step.value)}${script.options()})`;
     if (isPlainSelector(step.selector, step.frame)) return navigationWaitScript(step, fill, script);
     const select = `page.selectOption(target.selector, ${script.text(step.value)}${script.options()})`;
@@ -41,3 +85,14 @@ export const fillAction = defineStepAction({
     ];
   },
 });
+
+const CANNOT_FILL = 'Element cannot be filled out: it is not an input, textarea, select or editable element';
+
+/** The interpreter's side of `keystrokes`: the page readies the element, then the rest is typed or clicked. */
+async function putInWithKeystrokes(page: StepPage, element: StepLocator, value: string, options: { timeout: number }) {
+  await element.waitFor({ state: 'visible', ...options });
+  const prepared = await element.evaluateAll(pageFunction<PreparedKeystrokes>(PREPARE_KEYSTROKES_HELPER), value);
+  if (prepared.how === 'unknown') throw new Error(CANNOT_FILL);
+  if (prepared.how === 'type') await page.keyboard.type(prepared.text);
+  if (prepared.how === 'click') await element.click(options);
+}

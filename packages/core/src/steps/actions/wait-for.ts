@@ -12,6 +12,7 @@ import {
   selectorLiteral,
   waitForCount,
   type CountOperator,
+  type CountWanted,
 } from '../locate-element';
 import { EVALUATE_EXPRESSION_HELPER, pageFunction, type ElementFilters } from '../page-functions';
 import type { StepPage } from '../step-page';
@@ -37,10 +38,11 @@ const COUNT_FIELDS = ['count', 'operator', 'visible', 'properties', 'attributes'
 /**
  * waitFor: `selector` waits until that element is visible; `ms` sleeps; `expression` waits until
  * that JavaScript expression (evaluated in the page, or in `frame`) is truthy. With `count`,
- * `operator`, `visible`, `properties` or `attributes`, or with selector alternatives, it waits
- * until the number of matching elements that are visible (or hidden with `visible: false`) and
- * carry those attributes and property values compares with `count` (default 1) by `operator`
- * (default `==`); the output's `selector` names the alternative that did.
+ * `operator`, `visible`, `properties` or `attributes`, or with selector alternatives, it is the
+ * Recorder's waitForElement as Chrome's own replay runs it: it waits until the elements of the
+ * first alternative that matches any compare with `count` (default 1) by `operator` (default
+ * `==`) and all carry those attributes and property values; `visible: false` inverts it (waits
+ * until that no longer holds). The output's `selector` names the alternative that decided.
  */
 export const waitForAction = defineStepAction({
   action: 'waitFor',
@@ -49,9 +51,21 @@ export const waitForAction = defineStepAction({
     ms: z.number().int().min(0).max(300_000).optional(),
     expression: z.string().min(1).max(10_000).optional(),
     frame: FramePathSchema.optional(),
-    count: z.number().int().min(0).max(100_000).optional(),
-    operator: z.enum(['>=', '==', '<=']).optional(),
-    visible: z.boolean().optional(),
+    count: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000)
+      .optional()
+      .describe('How many elements the first alternative that matches any must match (default 1)'),
+    operator: z
+      .enum(['>=', '==', '<='])
+      .optional()
+      .describe('How the number of matches compares with count (default ==)'),
+    visible: z
+      .boolean()
+      .optional()
+      .describe('false inverts the wait: it ends once the count, attributes and properties no longer hold'),
     properties: PropertiesSchema.optional(),
     attributes: z.record(z.string(), z.string()).optional(),
   },
@@ -115,7 +129,7 @@ export const waitForAction = defineStepAction({
     }
     const frame = step.frame ? JSON.stringify(step.frame) : 'null';
     return [
-      `const target = await ${script.use(LOCATE_ELEMENT_HELPER)}(page, ${selectorLiteral(step.selector, script)}, ${frame}, ${timeout}, ${JSON.stringify(wanted.filters)}, ${JSON.stringify({ count: wanted.count, operator: wanted.operator })});`,
+      `const target = await ${script.use(LOCATE_ELEMENT_HELPER)}(page, ${selectorLiteral(step.selector, script)}, ${frame}, ${timeout}, ${JSON.stringify(wanted.filters)}, ${JSON.stringify({ count: wanted.count, operator: wanted.operator, visible: wanted.visible })});`,
       'return { selector: target.matched };',
     ];
   },
@@ -131,13 +145,13 @@ type WaitForFields = {
 };
 
 /** What a counting waitFor wants, or null for the plain "wait until visible" of a single selector. */
-function countWanted(step: WaitForFields): { count: number; operator: CountOperator; filters: ElementFilters } | null {
+function countWanted(step: WaitForFields): CountWanted | null {
   const counting = typeof step.selector !== 'string' || COUNT_FIELDS.some((field) => step[field] !== undefined);
   if (!counting) return null;
-  const filters: ElementFilters = { visible: step.visible ?? true };
+  const filters: ElementFilters = {};
   if (step.properties) filters.properties = step.properties;
   if (step.attributes) filters.attributes = step.attributes;
-  return { count: step.count ?? 1, operator: step.operator ?? '==', filters };
+  return { count: step.count ?? 1, operator: step.operator ?? '==', visible: step.visible ?? true, filters };
 }
 
 function expressionTimeout(ms: number): string {
