@@ -71,7 +71,7 @@ const SITES: Partial<Record<RecordingFixture, SiteSpec>> = {
         '/product/66VCHSJNUP': `<!doctype html><title>Sunglasses</title><body><main><div><div>
           <div>image</div>
           <div><form method="POST" action="/cart"><input type="hidden" name="product_id" value="66VCHSJNUP">
-            <div><button type="submit" style="text-transform: uppercase">Add to Cart</button></div></form></div>
+            <div><button type="submit" style="text-transform: uppercase; padding: 12px 24px">Add to Cart</button></div></form></div>
           </div></div></main></body>`,
         '/cart': html((req, body) => {
           const product = formFields(body).product_id;
@@ -80,7 +80,7 @@ const SITES: Partial<Record<RecordingFixture, SiteSpec>> = {
             <div class="py-3"><ul id="items">${cart.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul></div>
             <div>
               <form method="POST" action="/cart/checkout"><div></div><div></div><div></div>
-              <div class="py-3"><button type="submit" style="text-transform: uppercase">Place order</button></div></form>
+              <div class="py-3"><button type="submit" style="text-transform: uppercase; padding: 12px 24px">Place order</button></div></form>
             </div></div></div></main></body>`;
         }),
         '/cart/checkout': html(
