@@ -92,9 +92,9 @@ const DIFFERENCES: Record<string, { pin: (reference: SiteReplay, botfleet: SiteR
     },
   },
   /*
-   * Actionability: a button under a loading overlay. @puppeteer/replay clicks the button's point
-   * at once and hits the overlay; botfleet (Playwright) waits until nothing covers the button,
-   * then clicks it.
+   * Actionability: a button under a loading overlay (gone when clicked, or 4 s after load).
+   * @puppeteer/replay clicks the button's point at once and hits the overlay; botfleet
+   * (Playwright) waits until nothing covers the button, then clicks it.
    */
   'own-covered-element': {
     pin(reference, botfleet) {
