@@ -59,7 +59,7 @@ function normalize(entries: readonly PageLogEntry[]): PageLogEntry[] {
   return out;
 }
 
-/** A failure's message without the step's label and timings, which differ between runners by design. */
+/** A failed replay's outcome: the error's message. */
 const outcomeOf = (error: unknown): ReplayOutcome => ({
   ok: false,
   message: error instanceof Error ? error.message : String(error),

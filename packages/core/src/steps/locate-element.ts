@@ -1,6 +1,5 @@
 import {
   alternativesOf,
-  CHILD_FRAME_ENGINE,
   describeSelector,
   framePrefix,
   isPlainSelector,
@@ -65,13 +64,18 @@ async function chainSelector(page: StepPage, prefix: string, chain: readonly str
   return null;
 }
 
-/** One line naming every alternative tried, and why one could not be used when it could not. */
-function noMatchMessage(selector: readonly SelectorAlternative[], problems: ReadonlyMap<number, string>, ms: number) {
+/** `<what> within <ms> ms; tried ...`: every alternative tried, and why one could not be used when it could not. */
+function noMatchMessage(
+  what: string,
+  selector: readonly SelectorAlternative[],
+  problems: ReadonlyMap<number, string>,
+  ms: number,
+) {
   const tried = alternativesOf(selector).map((chain, i) => {
     const problem = problems.get(i);
     return `"${chain.join(' >> ')}"${problem ? ` (${problem})` : ''}`;
   });
-  return `No element matched any selector alternative within ${ms} ms; tried ${tried.join(', ')}`;
+  return `${what} within ${ms} ms; tried ${tried.join(', ')}`;
 }
 
 function firstLine(error: unknown): string {
@@ -79,32 +83,52 @@ function firstLine(error: unknown): string {
   return (text.split('\n').find((line) => line.trim() !== '') ?? text).replace(/^[a-zA-Z]+\.[a-zA-Z]+: /, '').trim();
 }
 
+/** How a search over alternatives goes: what wins a round, and whether its winner ends the search. */
+interface SearchRule {
+  /** Checked on every match of an alternative (a waitFor's attributes and properties), or null. */
+  filters: ElementFilters | null;
+  /** Whether an alternative's matches win the round (alternatives are tried in order). */
+  wins: (found: ElementProbe) => boolean;
+  /** Whether the round's winner (null: none won) ends the search. */
+  ends: (winner: ElementProbe | null) => boolean;
+  /** The failure's first words, once the time is up. */
+  failure: string;
+}
+
 /**
- * Tries `selector`'s alternatives in rounds until `test` accepts one or `timeoutMs` passes; the
- * failure names every alternative. `test` gets the chain's selector (null when its chain is not
- * there yet) and may throw for a selector Playwright refuses.
+ * Tries `selector`'s alternatives in rounds until a round ends the search or `timeoutMs` passes;
+ * the failure names every alternative. A chain that is not there yet wins nothing; a selector
+ * Playwright refuses is named in the failure. The generated script runs the same rounds
+ * (LOCATE_ELEMENT_HELPER).
  */
 async function pollAlternatives(
   page: StepPage,
   step: ElementStep & { selector: readonly SelectorAlternative[] },
   timeoutMs: number,
-  test: (selector: string | null) => Promise<boolean>,
+  rule: SearchRule,
 ): Promise<LocatedElement> {
   const deadline = Date.now() + timeoutMs;
   const prefix = framePrefix(step.frame);
   const chains = alternativesOf(step.selector);
   const problems = new Map<number, string>();
   for (;;) {
-    for (const [i, chain] of chains.entries()) {
+    let winner: { index: number; selector: string; found: ElementProbe } | null = null;
+    for (const [index, chain] of chains.entries()) {
       try {
         const selector = await chainSelector(page, prefix, chain);
-        if (await test(selector)) return { selector: selector ?? '', matched: step.selector[i]! };
+        const found = selector === null ? null : await probe(page, selector, rule.filters);
+        if (selector !== null && found !== null && rule.wins(found)) {
+          winner = { index, selector, found };
+          break;
+        }
       } catch (error) {
-        problems.set(i, firstLine(error));
+        problems.set(index, firstLine(error));
       }
     }
+    if (rule.ends(winner?.found ?? null))
+      return { selector: winner?.selector ?? '', matched: step.selector[winner?.index ?? 0]! };
     const left = deadline - Date.now();
-    if (left <= 0) throw new Error(noMatchMessage(step.selector, problems, timeoutMs));
+    if (left <= 0) throw new Error(noMatchMessage(rule.failure, step.selector, problems, timeoutMs));
     await page.waitForTimeout(Math.min(LOCATE_POLL_MS, left));
   }
 }
@@ -119,9 +143,12 @@ export async function locateElement(page: StepPage, step: ElementStep, timeoutMs
   const { selector } = step;
   if (typeof selector === 'string')
     return { selector: framePrefix(step.frame) + toPlaywrightSelector(selector), matched: null };
-  return pollAlternatives(page, { ...step, selector }, timeoutMs, async (candidate) =>
-    candidate === null ? false : (await probe(page, candidate, null)).firstVisible,
-  );
+  return pollAlternatives(page, { ...step, selector }, timeoutMs, {
+    filters: null,
+    wins: (found) => found.firstVisible,
+    ends: (winner) => winner !== null,
+    failure: 'No element matched any selector alternative',
+  });
 }
 
 /** How a waitFor step compares the number of matching elements with its `count`. */
@@ -153,39 +180,18 @@ export async function waitForCount(
   wanted: CountWanted,
   timeoutMs: number,
 ): Promise<LocatedElement> {
-  const alternatives = typeof step.selector === 'string' ? [step.selector] : step.selector;
-  const chains = alternativesOf(alternatives);
-  const prefix = framePrefix(step.frame);
-  const deadline = Date.now() + timeoutMs;
-  const problems = new Map<number, string>();
-  for (;;) {
-    let found: { index: number; selector: string; probe: ElementProbe } | null = null;
-    for (const [index, chain] of chains.entries()) {
-      try {
-        const selector = await chainSelector(page, prefix, chain);
-        const counted = selector === null ? null : await probe(page, selector, wanted.filters);
-        if (selector !== null && counted !== null && counted.count > 0) {
-          found = { index, selector, probe: counted };
-          break;
-        }
-      } catch (error) {
-        problems.set(index, firstLine(error));
-      }
-    }
-    const holds =
-      compareCount(found?.probe.count ?? 0, wanted.operator, wanted.count) &&
-      (found === null || found.probe.passing === found.probe.count);
-    if (holds === wanted.visible) return { selector: found?.selector ?? '', matched: alternatives[found?.index ?? 0]! };
-    const left = deadline - Date.now();
-    if (left <= 0) {
-      const message = noMatchMessage(alternatives, problems, timeoutMs).replace(
-        'No element matched any selector alternative',
-        countFailure(wanted),
-      );
-      throw new Error(message);
-    }
-    await page.waitForTimeout(Math.min(LOCATE_POLL_MS, left));
-  }
+  const selector = typeof step.selector === 'string' ? [step.selector] : step.selector;
+  return pollAlternatives(page, { ...step, selector }, timeoutMs, {
+    filters: wanted.filters,
+    wins: (found) => found.count > 0,
+    ends: (winner) => {
+      const holds =
+        compareCount(winner?.count ?? 0, wanted.operator, wanted.count) &&
+        (winner === null || winner.passing === winner.count);
+      return holds === wanted.visible;
+    },
+    failure: countFailure(wanted),
+  });
 }
 
 /** `No selector alternative matched >= 2 elements` (or `still matched`, for an inverted wait). */
@@ -244,10 +250,10 @@ export const LOCATE_ELEMENT_HELPER: ScriptHelper = {
 // (an iframe link enters its document). Recorder prefixes (aria/, xpath/, text/, pierce/) become
 // Playwright selectors. With \`wanted\` (a counting waitFor) it waits until the first alternative
 // that matches any has \`operator count\` elements all passing the filters (or, with visible:
-// false, until it has not). Answers the Playwright selector and the alternative that matched
-// (null for a single selector, which Playwright waits for itself).
-async function locateElement(page, selector, frame, timeoutMs, filters, wanted) {
-  const prefix = (frame || []).map((i) => '${CHILD_FRAME_ENGINE}=' + i + ' >> internal:control=enter-frame >> ').join('');
+// false, until it has not). \`prefix\` enters the step's frame ('' for the page). Answers the
+// Playwright selector and the alternative that matched (null for a single selector, which
+// Playwright waits for itself).
+async function locateElement(page, selector, prefix, timeoutMs, filters, wanted) {
   if (typeof selector === 'string' && !wanted) return { selector: prefix + playwrightSelector(selector), matched: null };
   const alternatives = typeof selector === 'string' ? [selector] : selector;
   const probe = (target) => page.$$eval(target, probeElements, filters ? JSON.stringify(filters) : null);
@@ -324,11 +330,10 @@ export interface ScriptTarget {
 export function scriptTarget(step: ElementStep, script: ScriptWriter): ScriptTarget {
   if (isPlainSelector(step.selector, step.frame))
     return { setup: [], selector: script.text(step.selector), output: [] };
-  const frame = step.frame ? JSON.stringify(step.frame) : 'null';
   const timeout = script.number(step.timeout ?? LOCATE_DEFAULT_TIMEOUT_MS);
   return {
     setup: [
-      `const target = await ${script.use(LOCATE_ELEMENT_HELPER)}(page, ${selectorLiteral(step.selector, script)}, ${frame}, ${timeout});`,
+      `const target = await ${script.use(LOCATE_ELEMENT_HELPER)}(page, ${selectorLiteral(step.selector, script)}, ${JSON.stringify(framePrefix(step.frame))}, ${timeout});`,
     ],
     selector: 'target.selector',
     output: ['return target.matched === null ? undefined : { selector: target.matched };'],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHILD_FRAME_ENGINE, framePrefix } from './element-selector';
+import { framePrefix } from './element-selector';
 import { LOCATE_DEFAULT_TIMEOUT_MS } from './locate-element';
 import { FRAME_DOCUMENT_HELPER, pageFunction, type FrameDocument } from './page-functions';
 import type { ScriptHelper, ScriptWriter } from './script-writer';
@@ -86,14 +86,14 @@ function frameNavigationTimeout(frame: readonly number[], url: string | undefine
 /** The script's copy of withFrameNavigationWait. */
 export const FRAME_NAVIGATION_HELPER: ScriptHelper = {
   name: 'waitForFrameNavigation',
-  source: `// Runs act while waiting for the child frame at \`frame\` to load a new document (or \`url\`).
-async function waitForFrameNavigation(page, frame, url, timeoutMs, act) {
+  source: `// Runs act while waiting for the child frame \`frame\` (its root element is \`root\`) to load a
+// new document (or \`url\`).
+async function waitForFrameNavigation(page, root, frame, url, timeoutMs, act) {
   const deadline = Date.now() + timeoutMs;
   let expected = url;
   try {
     if (url !== null) expected = new URL(url).href;
   } catch {}
-  const root = frame.map((i) => '${CHILD_FRAME_ENGINE}=' + i + ' >> internal:control=enter-frame >> ').join('') + ':root';
   const read = () => page.$$eval(root, frameDocument, null).catch(() => null);
   const before = await read();
   const result = await act();
@@ -102,7 +102,7 @@ async function waitForFrameNavigation(page, frame, url, timeoutMs, act) {
     const arrived = expected === null ? (now && now.timeOrigin) !== (before && before.timeOrigin) : now && now.href === expected;
     if (now && now.ready && arrived) return result;
     const left = deadline - Date.now();
-    if (left <= 0) throw new Error('Frame ' + frame.join('.') + ' did not navigate' + (url === null ? '' : ' to ' + url) + ' within ' + timeoutMs + ' ms');
+    if (left <= 0) throw new Error('Frame ' + frame + ' did not navigate' + (url === null ? '' : ' to ' + url) + ' within ' + timeoutMs + ' ms');
     await page.waitForTimeout(Math.min(${FRAME_NAVIGATION_POLL_MS}, left));
   }
 }`,
@@ -128,7 +128,10 @@ export function navigationWaitScript(
     const url = wait.url === undefined ? 'null' : script.text(wait.url);
     const timeout = script.number(step.timeout ?? LOCATE_DEFAULT_TIMEOUT_MS);
     const helper = script.use(FRAME_NAVIGATION_HELPER);
-    return [`await ${helper}(page, ${JSON.stringify(step.frame)}, ${url}, ${timeout}, () => ${action});`];
+    const root = JSON.stringify(`${framePrefix(step.frame)}:root`);
+    return [
+      `await ${helper}(page, ${root}, ${JSON.stringify(step.frame.join('.'))}, ${url}, ${timeout}, () => ${action});`,
+    ];
   }
   const options = [
     ...(wait.url === undefined ? [] : [`url: ${script.text(wait.url)}`]),

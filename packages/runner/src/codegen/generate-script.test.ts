@@ -120,18 +120,20 @@ function readAll(elements, attribute) {
       { action: 'fill', selector: [['#q']], value: '{{params.q}}', frame: [0] },
     ]);
     expect(source).toContain(`  await step("0 click", async () => {
-    const target = await locateElement(page, [["aria/Buy"], "#buy"], null, 15000);
+    const target = await locateElement(page, [["aria/Buy"], "#buy"], "", 15000);
     await Promise.all([
       page.waitForNavigation({ url: "https://a.example/done" }),
       page.click(target.selector),
     ]);
     return target.matched === null ? undefined : { selector: target.matched };
   });`);
-    expect(source).toContain('const target = await locateElement(page, [["#q"]], [0], 15000);');
+    expect(source).toContain(
+      'const target = await locateElement(page, [["#q"]], "botfleet_child_frame=0 >> internal:control=enter-frame >> ", 15000);',
+    );
     expect(source).toContain(
       'await (isSelect ? page.selectOption(target.selector, text(params.q)) : page.fill(target.selector, text(params.q)));',
     );
-    expect(source).toContain('async function locateElement(page, selector, frame, timeoutMs, filters, wanted) {');
+    expect(source).toContain('async function locateElement(page, selector, prefix, timeoutMs, filters, wanted) {');
     const hostile = 'a"b\'c`d${e}f*/g\\h\ni\u2028j</script>';
     const alternatives = generate([
       {
@@ -141,7 +143,7 @@ function readAll(elements, attribute) {
       },
     ]);
     expect(alternatives).toContain(
-      `locateElement(page, [[${JSON.stringify(hostile)}, ${JSON.stringify(hostile)} + text(params.q)], ${JSON.stringify(`aria/${hostile}`)}], null, 15000);`,
+      `locateElement(page, [[${JSON.stringify(hostile)}, ${JSON.stringify(hostile)} + text(params.q)], ${JSON.stringify(`aria/${hostile}`)}], "", 15000);`,
     );
     expect(alternatives).toContain(`page.waitForNavigation({ url: ${JSON.stringify(hostile)} })`);
     expect(source).toContain('function playwrightSelector(text) {');

@@ -127,9 +127,8 @@ export const waitForAction = defineStepAction({
         `await page.waitForSelector(${target.selector}${script.options(["state: 'visible'"])});`,
       ];
     }
-    const frame = step.frame ? JSON.stringify(step.frame) : 'null';
     return [
-      `const target = await ${script.use(LOCATE_ELEMENT_HELPER)}(page, ${selectorLiteral(step.selector, script)}, ${frame}, ${timeout}, ${JSON.stringify(wanted.filters)}, ${JSON.stringify({ count: wanted.count, operator: wanted.operator, visible: wanted.visible })});`,
+      `const target = await ${script.use(LOCATE_ELEMENT_HELPER)}(page, ${selectorLiteral(step.selector, script)}, ${JSON.stringify(framePrefix(step.frame))}, ${timeout}, ${JSON.stringify(wanted.filters)}, ${JSON.stringify({ count: wanted.count, operator: wanted.operator, visible: wanted.visible })});`,
       'return { selector: target.matched };',
     ];
   },
