@@ -20,7 +20,7 @@ import {
   type Queues,
   type RedisConnection,
 } from '@botfleet/queue';
-import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
+import { deletePrefixedKeys, redisConnected, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { randomBytes } from 'node:crypto';
 import { createScheduleTickProcessor, type TickOutcome } from './schedule-tick.processor';
@@ -41,6 +41,7 @@ beforeAll(async () => {
   db = createTestPrismaClient({ poolSize: 4 });
   redis = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'producer');
   queues = createQueues(redis, uniqueQueuePrefix());
+  await redisConnected(redis);
   organizationId = (await createTestOrganization(db)).id;
   const logger = createLogger({ level: 'silent' });
   processTick = processorFor(scheduleTick, createScheduleTickProcessor({ db, queues, logger }), logger);

@@ -18,7 +18,7 @@ import {
   type Queues,
   type RedisConnection,
 } from '@botfleet/queue';
-import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix, waitUntil } from '@botfleet/testkit';
+import { deletePrefixedKeys, redisConnected, testRedisUrl, uniqueQueuePrefix, waitUntil } from '@botfleet/testkit';
 import {
   cancelBotExecutions,
   cancelExecution,
@@ -59,9 +59,7 @@ beforeAll(async () => {
   redis = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'producer');
   subscriber = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'worker');
   queues = createQueues(redis, uniqueQueuePrefix());
-  // A producer connection refuses commands until it is connected (no offline queue), as the
-  // API's does behind its readiness probe: a trigger before then would leave its job to the sweeper.
-  await waitUntil(() => redis.status === 'ready', { message: 'the producer connection to Redis' });
+  await redisConnected(redis);
   logger = createLogger({ level: 'silent' });
   deps = { db, queues, logger, redis };
 });

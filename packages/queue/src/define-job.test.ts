@@ -1,5 +1,5 @@
 import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
-import { testRedisUrl, uniqueQueuePrefix, waitUntil } from '@botfleet/testkit';
+import { redisConnected, testRedisUrl, uniqueQueuePrefix, waitUntil } from '@botfleet/testkit';
 import type { Job } from 'bullmq';
 import { consume } from './consume';
 import { executionRun, webhookDeliver } from './jobs';
@@ -17,9 +17,10 @@ const logger = createLogger({ level: 'silent' });
 let producer: RedisConnection;
 let queues: Queues;
 
-beforeAll(() => {
+beforeAll(async () => {
   producer = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'producer');
   queues = createQueues(producer, uniqueQueuePrefix());
+  await redisConnected(producer);
 });
 afterAll(async () => {
   for (const queue of [executionRun.queue, webhookDeliver.queue]) await queues.get(queue).obliterate({ force: true });

@@ -1,9 +1,19 @@
 import type { Cluster, default as IORedis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
+import { waitUntil } from './wait-until';
 
 /** The Redis every test uses: REDIS_URL, or the local server `npm test` expects. */
 export function testRedisUrl(): string {
   return process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+}
+
+/**
+ * Resolves once `connection` is connected. A producer connection has no offline queue (as the
+ * API's, behind its readiness probe): a command sent before it connects is refused, and an
+ * enqueue right after creating one would be left to the sweeper.
+ */
+export async function redisConnected(connection: IORedis | Cluster): Promise<void> {
+  await waitUntil(() => connection.status === 'ready', { message: 'the Redis connection to be ready' });
 }
 
 /**
