@@ -4,7 +4,10 @@
 // webhook load figures, each against its physical limit measured in the same run (a bare
 // node:http + pg server for the API, a bare claim/POST/record loop for webhooks), plus list
 // latency at 1k vs 1M executions and the worker's RSS after 100 vs 1,000 runs, and the launcher's
-// API throughput with API_PROCESSES=1 and auto side by side. The last line printed is one JSON
+// API throughput with API_PROCESSES=1 and auto side by side, and a results export of 100,000 runs as
+// CSV and JSON Lines from an API process (its RSS before and at peak; 10,000 runs with --quick), and
+// GET /bots page latency (search, tags, sorts) at 1,000 vs 100,000 bots with what the Bot.lastRunAt
+// trigger costs a run's INSERT (scripts/bench/bot-search.ts, also runnable alone). The last line printed is one JSON
 // object, so runs can be compared.
 //
 // `npm run bench -- --quick`: 12 runs per side in 1 round, 2 s API windows, 100 webhooks, 100,000

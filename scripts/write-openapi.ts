@@ -8,7 +8,7 @@
  * depends only on the routes and the default settings (MIN_SCHEDULE_INTERVAL_SECONDS appears in a
  * summary).
  */
-import { apiDocument, apiRoutes } from '@botfleet/api';
+import { apiDocument, apiRoutes, createIdleLiveEvents, type ApiSettings } from '@botfleet/api';
 import { createLogger, createSecretBox, parseEnv } from '@botfleet/core';
 import { createPrismaClient } from '@botfleet/db';
 import { createQueues } from '@botfleet/queue';
@@ -24,23 +24,28 @@ async function main(): Promise<void> {
   // Never used: nothing queries or enqueues while the document is built.
   const db = createPrismaClient('postgresql://openapi@127.0.0.1:1/unused');
   const redis = new IORedis({ lazyConnect: true });
+  const logger = createLogger({ level: 'silent' });
+  const settings: ApiSettings = {
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
+    publicBaseUrl: `http://localhost:${env.PORT}`,
+    minScheduleIntervalSeconds: env.MIN_SCHEDULE_INTERVAL_SECONDS,
+    screenshotUrlTtlSeconds: env.SCREENSHOT_URL_TTL_SECONDS,
+    urlSigningKey: randomBytes(32),
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+  };
+  const liveEvents = createIdleLiveEvents(db, logger, settings);
   const routes = apiRoutes({
     db,
     redis,
     queues: createQueues(redis, 'openapi'),
-    logger: createLogger({ level: 'silent' }),
+    liveEvents,
+    logger,
     secretBox: createSecretBox(randomBytes(32)),
-    settings: {
-      bodyLimitBytes: env.BODY_LIMIT_BYTES,
-      requestTimeoutMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
-      publicBaseUrl: `http://localhost:${env.PORT}`,
-      minScheduleIntervalSeconds: env.MIN_SCHEDULE_INTERVAL_SECONDS,
-      screenshotUrlTtlSeconds: env.SCREENSHOT_URL_TTL_SECONDS,
-      urlSigningKey: randomBytes(32),
-      rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
-    },
+    settings,
   });
   writeFileSync(OPENAPI_FILE, `${JSON.stringify(apiDocument(routes), null, 2)}\n`);
+  liveEvents.close();
   redis.disconnect();
   await db.$disconnect();
   console.log(`wrote ${OPENAPI_FILE}`);

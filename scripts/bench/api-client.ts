@@ -4,7 +4,13 @@ import type { StepInput } from '@botfleet/core';
 export interface BenchApiClient {
   readonly baseUrl: string;
   readonly authHeader: string;
-  createBot(input: { name: string; targetUrl: string; steps: StepInput[] }): Promise<string>;
+  /** Creates an extraction bot with these steps (and manifest capabilities, when given). */
+  createBot(input: {
+    name: string;
+    targetUrl: string;
+    steps: StepInput[];
+    capabilities?: Record<string, unknown>;
+  }): Promise<string>;
   /** Triggers a run; returns the execution id. */
   trigger(botId: string): Promise<string>;
   getExecution(executionId: string): Promise<{ status: string; [key: string]: unknown }>;
@@ -36,7 +42,7 @@ export function createBenchApiClient(port: number, apiKey: string): BenchApiClie
   return {
     baseUrl,
     authHeader,
-    async createBot({ name, targetUrl, steps }) {
+    async createBot({ name, targetUrl, steps, capabilities }) {
       const bot = expectStatus(
         'create bot',
         await call('POST', `${baseUrl}/bots`, authHeader, { name, targetUrl, kind: 'extraction' }),
@@ -44,6 +50,12 @@ export function createBenchApiClient(port: number, apiKey: string): BenchApiClie
       );
       const botId = String(bot.id);
       expectStatus('put steps', await call('PUT', `${baseUrl}/bots/${botId}/steps`, authHeader, { steps }), 200);
+      if (capabilities)
+        expectStatus(
+          'put manifest',
+          await call('PUT', `${baseUrl}/bots/${botId}/manifest`, authHeader, { capabilities }),
+          200,
+        );
       return botId;
     },
     async trigger(botId) {

@@ -19,7 +19,7 @@ export interface ApiProcessesResult {
   auto: ApiProcessesSide;
 }
 
-interface Launcher {
+export interface Launcher {
   readonly pid: number;
   readonly baseUrl: string;
   readonly processes: number;
@@ -31,7 +31,7 @@ interface Launcher {
  * and a queue prefix of its own; resolves once it prints that its API listens, which with
  * API_PROCESSES > 1 is once every API process listens.
  */
-async function startLauncher(options: {
+export async function startLauncher(options: {
   apiProcesses: string;
   databaseUrl: string;
   redisUrl: string;

@@ -28,11 +28,14 @@ import { runRunnerLoop, type RunnerLoopResult } from './runner-loop';
 import { BOT_STEPS, startFixtureSite } from './fixture-site';
 import { formatTable, summarize } from './report';
 import { measureListLatency } from './list-latency';
+import { formatBotSearch, measureBotSearch } from './bot-search';
+import { formatResultsExport, measureResultsExport } from './results-export';
 import { loadAverage1m } from './stats';
 import { benchWebhooks } from './webhooks-bench';
 import { profileWorkerRuns } from './worker-profile';
 import { measureWorkerRss } from './worker-rss';
 import { formatRunControl, measureBatchRate, measureFairWait } from './run-control';
+import { formatTracingCost, measureTracingCost } from './tracing-cost';
 
 const say = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -167,6 +170,16 @@ async function main(): Promise<void> {
       return { bare: bare!, runner: runner!, e2e: e2e! };
     });
     const workerProfile = await profileWorkerRuns(benchDb, measured.e2e.executionIds);
+    loadAverage.tracing = loadAverage1m();
+    say(`tracing cost: trace off, onFailure and always (load average ${loadAverage.tracing})`);
+    const tracingCost = await measureTracingCost({
+      api: client,
+      tracker,
+      db: benchDb,
+      siteUrl: site.url,
+      runs: config.quick ? 20 : 60,
+      maxInFlight,
+    });
     const completionPolls = tracker.polls;
 
     loadAverage.rss = loadAverage1m();
@@ -295,6 +308,31 @@ async function main(): Promise<void> {
       requests: config.quick ? 50 : 200,
       cleanup: (name, run) => cleanup.add(name, run),
     });
+    loadAverage.botSearch = loadAverage1m();
+    say(`bot search: seeding 1,000 and 100,000 bots (load average ${loadAverage.botSearch})`);
+    const botSearch = await measureBotSearch({
+      db: benchDb,
+      databaseUrl: config.databaseUrl,
+      baseUrl: client.baseUrl,
+      smallBots: 1_000,
+      largeBots: 100_000,
+      requests: config.quick ? 30 : 200,
+      triggerInserts: config.quick ? 400 : 2_000,
+      cleanup: (name, run) => cleanup.add(name, run),
+    });
+    loadAverage.resultsExport = loadAverage1m();
+    const exportRows = config.quick ? 10_000 : 100_000;
+    say(
+      `results export: ${exportRows} runs as CSV and JSON Lines from an API process (load average ${loadAverage.resultsExport})`,
+    );
+    const resultsExport = await measureResultsExport({
+      db: benchDb,
+      databaseUrl: config.databaseUrl,
+      redisUrl: config.redisUrl,
+      queuePrefix: config.queuePrefix,
+      rows: exportRows,
+      cleanup: (name, run) => cleanup.add(name, run),
+    });
     loadAverage.end = loadAverage1m();
 
     const figures = {
@@ -313,9 +351,11 @@ async function main(): Promise<void> {
       loadAverage,
     };
     const summary = summarize(figures);
-    process.stdout.write(`\n${formatTable(figures, summary)}\n\n${formatRunControl(batchRate, fairWait)}\n\n`);
+    process.stdout.write(
+      `\n${formatTable(figures, summary)}\n\n${formatRunControl(batchRate, fairWait)}\n\n${formatTracingCost(tracingCost)}\n\n${formatBotSearch(botSearch)}\n\n${formatResultsExport(resultsExport)}\n\n`,
+    );
     say(`measured in ${Math.round((performance.now() - benchStarted) / 1000)} s; cleaning up`);
-    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...summary, tracing: tracingCost, botSearch, resultsExport })}\n`);
   } finally {
     await cleanup.runAll();
   }

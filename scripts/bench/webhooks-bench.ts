@@ -114,6 +114,7 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
     webhookSecretEnc: options.secretBox.encrypt(secret),
     webhookPasswordEnc: null,
     parameters: [],
+    session: null,
   });
 
   const connection = createRedisConnection(redisSettingsFromUrl(options.redisUrl), 'worker');

@@ -17,16 +17,21 @@ import { buildOpenApiDocument } from './openapi/build-document';
 import { packageVersion } from './openapi/package-version';
 import { apiKeyRoutes } from './routes/api-keys.router';
 import { botRoutes } from './routes/bots.router';
+import { botVersionRoutes } from './routes/bot-versions.router';
+import { credentialRoutes } from './routes/credentials.router';
 import { healthRouter } from './routes/health.router';
 import { manifestRoutes } from './routes/manifest.router';
 import { organizationRoutes } from './routes/organization.router';
+import { profileRoutes } from './routes/profiles.router';
 import { scheduleRoutes } from './routes/schedule.router';
 import { artifactRoutes } from './routes/artifacts.router';
 import { executionResultRoutes } from './routes/execution-results.router';
 import { executionRoutes } from './routes/executions.router';
+import { executionEventRoutes } from './routes/execution-events.router';
 import { deliveryRoutes } from './routes/deliveries.router';
 import { scriptRoutes } from './routes/scripts.router';
 import { stepRoutes } from './routes/steps.router';
+import { traceViewerRouter } from './trace-viewer/trace-viewer.router';
 
 export const API_PREFIX = '/api/v1';
 
@@ -39,14 +44,19 @@ export interface RouteHooks {
 export function apiRoutes(deps: ApiDeps, hooks: RouteHooks = { onKeyRevoked: () => undefined }): Route[] {
   return [
     ...botRoutes(deps),
+    ...botVersionRoutes(deps),
     ...manifestRoutes(deps),
     ...scheduleRoutes(deps),
     ...stepRoutes(deps),
     ...scriptRoutes(deps),
+    // Before executionRoutes: `/executions/events` is not an execution's id.
+    ...executionEventRoutes(deps),
     ...executionRoutes(deps),
     ...executionResultRoutes(deps),
     ...deliveryRoutes(deps),
     ...artifactRoutes(deps),
+    ...profileRoutes(deps),
+    ...credentialRoutes(deps),
     ...apiKeyRoutes(deps, hooks.onKeyRevoked),
     ...organizationRoutes(deps),
   ];
@@ -79,6 +89,7 @@ export function createApp(deps: ApiDeps): Express {
   });
   app.use(docsRouter());
   app.use(consoleRouter());
+  app.use(traceViewerRouter());
   // Before the JSON body parser: the board reads its own request bodies.
   const board = queuesBoard(deps.queues, deps.settings.opsAdminToken);
   if (board) app.use(board);

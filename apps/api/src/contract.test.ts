@@ -1,5 +1,5 @@
-import { newArtifactId, writeProgress } from '@botfleet/db';
-import { createCompletedExecutionWithDelivery, createTestExecution } from '@botfleet/db/testing';
+import { writeProgress } from '@botfleet/db';
+import { artifactInRow, createCompletedExecutionWithDelivery, createTestExecution } from '@botfleet/db/testing';
 import { startReceiver, type TestReceiver } from '@botfleet/testkit';
 import { isDeepStrictEqual } from 'node:util';
 import request from 'supertest';
@@ -8,6 +8,7 @@ import { apiRoutes } from './app';
 import type { Route } from './http/route';
 import { ErrorEnvelopeSchema } from './routes/common.contract';
 import { createApiHarness, type ApiHarness, type TestOrg } from './testing/api-harness';
+import { isEventStreamRoute, parseStreamStart } from './testing/event-stream';
 import { SAMPLE_BODIES } from './testing/sample-requests';
 
 /*
@@ -49,6 +50,12 @@ beforeAll(async () => {
     },
   );
   const doomedBotId = await h.newBot(owner, { name: 'doomed' });
+  // Its version 1 is restored (201) without changing the bot the other routes use.
+  const versionedBotId = await h.newBot(
+    owner,
+    { name: 'versioned' },
+    { steps: [{ action: 'click', selector: '#go' }] },
+  );
   const run = await createCompletedExecutionWithDelivery(h.db, {
     botId,
     organizationId: owner.id,
@@ -59,7 +66,7 @@ beforeAll(async () => {
       { index: 0, action: 'click', status: 'completed', data: null, error: null, startedAt: Date.now(), durationMs: 5 },
     ],
     logs: [{ timestamp: Date.now(), level: 'info', source: 'runner', message: 'clicked' }],
-    artifacts: [{ id: newArtifactId(), kind: 'screenshot', contentType: 'image/png', data: Buffer.from('png') }],
+    artifacts: [artifactInRow('screenshot', 'image/png', Buffer.from('png'))],
   });
   // Of a bot of its own: the bulk cancel, called first, takes every pending run of `botId`.
   const otherBotId = await h.newBot(owner, { name: 'other' });
@@ -72,16 +79,29 @@ beforeAll(async () => {
     .post('/api/v1/api-keys')
     .set(owner.auth('admin'))
     .send({ name: 'spare', permission: 'read' });
+  const profile = await request(h.app).post('/api/v1/profiles').set(owner.auth('write')).send({ name: 'described' });
+  const doomedProfile = await request(h.app).post('/api/v1/profiles').set(owner.auth('write')).send({ name: 'doomed' });
+  const credential = await request(h.app).post('/api/v1/credentials').set(owner.auth('write')).send({ name: 'used' });
+  const doomedCredential = await request(h.app)
+    .post('/api/v1/credentials')
+    .set(owner.auth('write'))
+    .send({ name: 'doomed' });
   ids = {
     botId,
+    credentialId: credential.body.id as string,
+    profileId: profile.body.id as string,
     executionId: run.executionId,
     index: '0',
+    version: '1',
     scriptId: script.body.id as string,
     keyId: spareKey.body.id as string,
     deliveryId: run.deliveryId!,
   };
   idsOf = {
     'delete /bots/:botId': { botId: doomedBotId },
+    'post /bots/:botId/versions/:version/restore': { botId: versionedBotId },
+    'delete /credentials/:credentialId': { credentialId: doomedCredential.body.id as string },
+    'delete /profiles/:profileId': { profileId: doomedProfile.body.id as string },
     'post /executions/:executionId/cancel': { executionId: pending.id },
   };
   routes = apiRoutes(h.deps);
@@ -119,6 +139,8 @@ it('answers every route with a declared status and a body its schema parses', as
     const body = SAMPLE_BODIES[name];
     const url = await urlOf(route);
     const call = request(h.app)[method](url).set(owner.auth('admin'));
+    // An event stream may never end: its start is enough to see the status and headers.
+    if (isEventStreamRoute(route.definition)) call.buffer(true).parse(parseStreamStart);
     const res = await (body === undefined ? call : call.send(body));
     const declared = responses[res.status];
     if (res.status >= 400) {

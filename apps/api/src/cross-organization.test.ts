@@ -34,11 +34,16 @@ beforeAll(async () => {
     organizationId: owner.id,
     extractedData: { a: 1 },
   });
+  const profile = await request(h.app).post('/api/v1/profiles').set(owner.auth('write')).send({ name: 'owned' });
+  const credential = await request(h.app).post('/api/v1/credentials').set(owner.auth('write')).send({ name: 'owned' });
   ids = {
     botId,
+    credentialId: credential.body.id as string,
+    profileId: profile.body.id as string,
     keyId: key.row.id,
     executionId: execution.id,
     index: '0',
+    version: '1',
     scriptId: 'scr_unknown',
     deliveryId: run.deliveryId!,
   };
@@ -113,6 +118,10 @@ it('answers 404 for another organization’s resources and changes nothing', asy
   expect(bot.status).toBe(200);
   expect(bot.body.name).toBe('owned');
   expect(await findApiKey(h.db, ids.keyId!)).toMatchObject({ revokedAt: null });
+  const credential = await request(h.app).get(`/api/v1/credentials/${ids.credentialId}`).set(owner.auth('read'));
+  expect(credential.body).toMatchObject({ name: 'owned', username: null });
+  const profile = await request(h.app).get(`/api/v1/profiles/${ids.profileId}`).set(owner.auth('read'));
+  expect(profile.body).toMatchObject({ name: 'owned', description: null, version: 0 });
 });
 
 it('lists only the caller’s own bots, keys and queued runs', async () => {

@@ -1,7 +1,8 @@
 import type { Logger, SecretBox } from '@botfleet/core';
-import type { PrismaClient } from '@botfleet/db';
+import type { ArtifactStore, PrismaClient } from '@botfleet/db';
 import type { Ops } from '@botfleet/ops';
 import type { Queues, RedisConnection } from '@botfleet/queue';
+import type { LiveEvents } from './live/live-events';
 
 /** Everything the API needs, built once by the launcher (or by a test) and passed in. */
 export interface ApiDeps {
@@ -11,6 +12,10 @@ export interface ApiDeps {
   logger: Logger;
   secretBox: SecretBox;
   settings: ApiSettings;
+  /** The process's live fan-out behind the event streams (live/start-live-events.ts). */
+  liveEvents: LiveEvents;
+  /** Where artifacts' content lies (ARTIFACT_STORE): downloads stream from it, deleted bots' objects go. PostgreSQL when omitted. */
+  artifactStore?: ArtifactStore;
   /**
    * The process's metrics registry and readiness checks, shared with the other roles it runs, so
    * /readyz on PORT covers them all (its metrics are served on OPS_PORT only, never on PORT).
@@ -46,4 +51,6 @@ export interface ApiSettings {
   webhookTimeoutMs?: number;
   /** OPS_ADMIN_TOKEN: the Basic password of /admin/queues; unset turns the board off. */
   opsAdminToken?: string;
+  /** SSE_HEARTBEAT_SECONDS: how often open event streams get a heartbeat comment (default 15 s). */
+  sseHeartbeatSeconds?: number;
 }

@@ -140,6 +140,20 @@ describe('body encodings', () => {
   });
 });
 
+describe('query strings', () => {
+  // PostgreSQL's text cannot hold NUL: every route refuses it in the query before binding it.
+  it.each([
+    ['the executions list’s botId', '/api/v1/executions?botId=bot_a%00b', 'botId'],
+    ['the bots list’s search', '/api/v1/bots?q=a%00', 'q'],
+    ['a bot’s executions filter', `/api/v1/bots/BOT/executions?status=%00`, 'status'],
+    ['a key', '/api/v1/bots?a%00=1', 'a\\u0000'],
+  ])('refuses a NUL in %s with the envelope', async (_label, url, field) => {
+    const res = await request(h.app).get(url.replace('BOT', botId)).set(org.auth('read'));
+    expectEnvelope(res, 400, 'validation_error');
+    expect(res.body.error.details).toEqual([expect.objectContaining({ path: field, in: 'query' })]);
+  });
+});
+
 describe('slow clients', () => {
   let api: { port: number };
   beforeAll(async () => {

@@ -1,3 +1,4 @@
 export * from './app';
 export * from './deps';
 export * from './start-api';
+export { createIdleLiveEvents } from './live/start-live-events';

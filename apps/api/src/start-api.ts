@@ -1,11 +1,12 @@
 import { defineRole, repeatedLog, type Logger, type RedisSettings, type SecretBox } from '@botfleet/core';
-import type { PrismaClient } from '@botfleet/db';
+import type { ArtifactStore, PrismaClient } from '@botfleet/db';
 import type { Ops } from '@botfleet/ops';
 import { createQueues, closeRedis, createRedisConnection, jobCatalog } from '@botfleet/queue';
 import { createServer, type Server } from 'node:http';
 import { createApp } from './app';
 import type { ApiSettings } from './deps';
 import { answerClientError } from './http/client-error';
+import { startLiveEvents } from './live/start-live-events';
 
 /** Headers must be complete within this; a client trickling them in is cut off with 408. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -19,6 +20,8 @@ export interface StartApiOptions {
   secretBox: SecretBox;
   port: number;
   settings: ApiSettings;
+  /** ARTIFACT_STORE's store (the launcher's, closed by it); PostgreSQL when omitted. */
+  artifactStore?: ArtifactStore;
   /** The process's metrics and readiness checks (the launcher's); a private set when omitted. */
   ops?: Ops;
 }
@@ -38,13 +41,22 @@ async function startApiRole(options: StartApiOptions) {
     repeatedLog.warn(options.logger, { err: err.message }, 'redis (api) connection error'),
   );
   const queues = createQueues(redis, options.queuePrefix);
+  const live = startLiveEvents({
+    db: options.db,
+    logger: options.logger,
+    settings: options.settings,
+    redis: options.redis,
+    queuePrefix: options.queuePrefix,
+  });
   const app = createApp({
     db: options.db,
     redis,
     queues,
+    liveEvents: live.live,
     logger: options.logger,
     secretBox: options.secretBox,
     settings: options.settings,
+    artifactStore: options.artifactStore,
     ops: options.ops,
   });
   // The API produces into every queue: it reports them all, so a scaled-to-zero consumer pool
@@ -76,7 +88,13 @@ async function startApiRole(options: StartApiOptions) {
     server,
     async stop() {
       // Stop accepting connections; resolves once the open ones have ended (idle ones are closed).
-      await new Promise<void>((done) => server.close(() => done()));
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      // Event streams never end by themselves: end them now (their clients reconnect elsewhere
+      // with their Last-Event-ID), or they would hold the close until the drain's deadline.
+      await live.stop();
+      // Their keep-alive sockets are idle now; close() only closed those idle when it was called.
+      server.closeIdleConnections();
+      await closed;
       unwatch?.();
       await queues.close();
       await closeRedis(redis);

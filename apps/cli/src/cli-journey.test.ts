@@ -1,9 +1,15 @@
 import { waitUntil } from '@botfleet/testkit';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SHOP_DATA, SHOP_STEPS, startJourneyFixture, type JourneyFixture } from './testing';
+import {
+  botfleetCli,
+  SHOP_DATA,
+  SHOP_STEPS,
+  startJourneyFixture,
+  type BotfleetCli,
+  type JourneyFixture,
+} from './testing';
 
 /*
  * The `botfleet` command as a script runs it: a child process configured by BOTFLEET_URL and
@@ -11,18 +17,12 @@ import { SHOP_DATA, SHOP_STEPS, startJourneyFixture, type JourneyFixture } from 
  * codes.
  */
 
-const BIN = join(__dirname, '..', 'bin', 'botfleet.cjs');
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 let f: JourneyFixture;
+let cli: BotfleetCli;
 let dir: string;
 beforeAll(async () => {
   f = await startJourneyFixture();
+  cli = botfleetCli(f.baseUrl, f.org.keys.write);
   dir = mkdtempSync(join(tmpdir(), 'botfleet-cli-'));
 });
 afterAll(async () => {
@@ -30,26 +30,8 @@ afterAll(async () => {
   await f?.close();
 });
 
-function botfleet(
-  args: string[],
-  key: string = f.org.keys.write,
-  extraEnv: Record<string, string> = {},
-): Promise<Result> {
-  const env = { ...process.env, BOTFLEET_URL: f.baseUrl, BOTFLEET_API_KEY: key, ...extraEnv };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** Runs a command that must succeed and parses its --json output. */
-async function json<T>(args: string[], key?: string): Promise<T> {
-  const result = await botfleet([...args, '--json'], key);
-  if (result.code !== 0) throw new Error(`botfleet ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as T;
-}
+const botfleet = (args: string[], key?: string, env?: Record<string, string>) => cli.run(args, { key, env });
+const json = <T>(args: string[], key?: string) => cli.json<T>(args, { key });
 
 function file(name: string, content: unknown): string {
   const path = join(dir, name);

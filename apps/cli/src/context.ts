@@ -8,6 +8,12 @@ export interface CommandContext {
   output: Output;
   /** The command's own arguments, after the command words and global flags were taken. */
   args: string[];
+  /** The environment, for commands that read a secret from a variable the user names (never argv). */
+  env: Record<string, string | undefined>;
+  /** Standard input, for commands that read a secret from it (`--password-stdin`). */
+  stdin: NodeJS.ReadableStream;
+  /** Standard output as a stream, for commands that copy a download to it as it arrives. */
+  stdout: NodeJS.WritableStream;
 }
 
 export interface Connection {

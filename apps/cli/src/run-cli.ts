@@ -7,8 +7,34 @@ import {
   importBotCommand,
   listBotsCommand,
 } from './commands/bots';
+import { botVersionCommand, botVersionsCommand, restoreBotVersionCommand } from './commands/bot-versions';
+import {
+  createCredentialCommand,
+  deleteCredentialCommand,
+  getCredentialCommand,
+  listCredentialsCommand,
+  updateCredentialCommand,
+} from './commands/credentials';
 import { createKeyCommand } from './commands/keys';
-import { getRunCommand, runDeliveriesCommand, runLogsCommand, triggerRunCommand } from './commands/runs';
+import {
+  createProfileCommand,
+  deleteProfileCommand,
+  exportProfileCommand,
+  getProfileCommand,
+  importProfileCommand,
+  listProfilesCommand,
+  profileVersionsCommand,
+  renameProfileCommand,
+  resetProfileCommand,
+} from './commands/profiles';
+import { botResultsCommand } from './commands/results';
+import {
+  getRunCommand,
+  runDeliveriesCommand,
+  runLogsCommand,
+  triggerRunCommand,
+  watchRunCommand,
+} from './commands/runs';
 import { clientFor, type CommandContext } from './context';
 import { EXIT, type ExitCode } from './exit-codes';
 import { HELP } from './help';
@@ -24,9 +50,37 @@ const COMMANDS: Record<string, Record<string, Command>> = {
     import: importBotCommand,
     steps: botStepsCommand,
     manifest: botManifestCommand,
+    results: botResultsCommand,
+    versions: botVersionsCommand,
+    version: botVersionCommand,
+    restore: restoreBotVersionCommand,
   },
-  runs: { trigger: triggerRunCommand, get: getRunCommand, logs: runLogsCommand, deliveries: runDeliveriesCommand },
+  runs: {
+    trigger: triggerRunCommand,
+    get: getRunCommand,
+    watch: watchRunCommand,
+    logs: runLogsCommand,
+    deliveries: runDeliveriesCommand,
+  },
+  profiles: {
+    list: listProfilesCommand,
+    get: getProfileCommand,
+    create: createProfileCommand,
+    rename: renameProfileCommand,
+    delete: deleteProfileCommand,
+    reset: resetProfileCommand,
+    export: exportProfileCommand,
+    import: importProfileCommand,
+    versions: profileVersionsCommand,
+  },
   keys: { create: createKeyCommand },
+  credentials: {
+    list: listCredentialsCommand,
+    get: getCredentialCommand,
+    create: createCredentialCommand,
+    update: updateCredentialCommand,
+    delete: deleteCredentialCommand,
+  },
 };
 
 /** Flags every command takes, wherever they appear on the line. */
@@ -131,7 +185,7 @@ export async function runCli(
       throw new UsageError(known ? `botfleet ${group} takes one of: ${known}` : `Unknown command '${group}'`);
     }
     const client = clientFor({ url: globals.url ?? env.BOTFLEET_URL, apiKey: globals.apiKey ?? env.BOTFLEET_API_KEY });
-    return (await command({ client, output, args })) ?? EXIT.ok;
+    return (await command({ client, output, args, env, stdin: process.stdin, stdout: process.stdout })) ?? EXIT.ok;
   } catch (err) {
     return reportError(output, err);
   }

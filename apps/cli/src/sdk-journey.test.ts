@@ -74,7 +74,7 @@ it('creates, configures and runs a bot, then reads its data, logs and deliveries
   const { executionId } = trigger.data;
   expect(trigger.response.headers.get('location')).toBe(`/api/v1/executions/${executionId}`);
 
-  const execution = await waitForExecution(client, executionId, { timeoutMs: 30_000, intervalMs: 100 });
+  const execution = await waitForExecution(client, executionId, { timeoutMs: 30_000 });
   expect(execution).toMatchObject({
     id: executionId,
     botId: bot.id,
@@ -118,7 +118,7 @@ it('reports a failed run with its step, error and screenshot', async () => {
     throwOnError: true,
   });
   const { data: receipt } = await triggerExecution({ client, path: { botId: bot.id }, body: {}, throwOnError: true });
-  const execution = await waitForExecution(client, receipt.executionId, { timeoutMs: 30_000, intervalMs: 100 });
+  const execution = await waitForExecution(client, receipt.executionId, { timeoutMs: 30_000 });
   expect(execution.status).toBe('failed');
   const { data: failure } = await getFailure({ client, path: { executionId: execution.id }, throwOnError: true });
   expect(failure.stepIndex).toBe(0);

@@ -4,7 +4,11 @@ import { errorMessage, isUnauthorized } from './api-errors';
 import { Layout } from './components/layout';
 import { permits, SessionContext, type ConsoleSession } from './console-session';
 import { BotPage } from './pages/bot-page';
+import { BotVersionPage } from './pages/bot-version-page';
 import { BotsPage } from './pages/bots-page';
+import { CredentialsPage } from './pages/credentials-page';
+import { ProfilePage } from './pages/profile-page';
+import { ProfilesPage } from './pages/profiles-page';
 import { QueuePage } from './pages/queue-page';
 import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
@@ -100,12 +104,20 @@ function Page({ route }: { route: Route }) {
     case 'bot':
       // Keyed: another bot is another page, with none of the previous one's state.
       return <BotPage key={route.botId} botId={route.botId} />;
+    case 'bot-version':
+      return <BotVersionPage key={`${route.botId}/${route.version}`} botId={route.botId} version={route.version} />;
     case 'runs':
       return <RunsPage />;
     case 'run':
       return <RunPage key={route.executionId} executionId={route.executionId} />;
     case 'queue':
       return <QueuePage />;
+    case 'profiles':
+      return <ProfilesPage />;
+    case 'profile':
+      return <ProfilePage key={route.profileId} profileId={route.profileId} />;
+    case 'credentials':
+      return <CredentialsPage />;
     case 'not-found':
       return (
         <>
@@ -122,12 +134,20 @@ function titleOf(route: Route): string {
       return 'Bots';
     case 'bot':
       return 'Bot';
+    case 'bot-version':
+      return `Bot version ${route.version}`;
     case 'runs':
       return 'Runs';
     case 'run':
       return 'Run';
     case 'queue':
       return 'Queue';
+    case 'profiles':
+      return 'Profiles';
+    case 'profile':
+      return 'Profile';
+    case 'credentials':
+      return 'Credentials';
     case 'not-found':
       return 'Not found';
   }

@@ -1,24 +1,23 @@
 import { claimExecution } from '@botfleet/db';
 import { createTestExecution } from '@botfleet/db/testing';
 import { waitUntil } from '@botfleet/testkit';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
 import {
   bookSearchRecording,
   guardPage,
-  seriousAxeViolations,
+  openConsole as openConsoleIn,
+  signIn as signInAt,
+  snap,
   startConsoleFixture,
   type ConsoleFixture,
-  type PageGuard,
 } from './testing';
 
 /*
  * The console in Chromium against a running botfleet (API, worker, delivery): what a person does
  * with it in a morning, and what a read key may not do. Every page is checked with axe-core, and
  * any console error, failed request or unannounced HTTP error fails the test.
- * CONSOLE_SCREENSHOTS=1 also saves the main pages to docs/screenshots/.
+ * CONSOLE_SCREENSHOTS=1 also saves the main pages to docs/screenshots/ (testing/console-page.ts).
  */
 
 let f: ConsoleFixture;
@@ -27,43 +26,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => f?.close());
 
-const SCREENSHOTS =
-  process.env.CONSOLE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', '..', 'docs', 'screenshots') : null;
-
-async function snap(page: Page, name: string): Promise<void> {
-  if (!SCREENSHOTS) return;
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
-}
-
-interface Scenario {
-  context: BrowserContext;
-  page: Page;
-  guard: PageGuard;
-  /** axe on the page as it is; fails on a serious or critical violation. */
-  checkA11y(where: string): Promise<void>;
-}
-
-async function openConsole(viewport: { width: number; height: number }): Promise<Scenario> {
-  const context = await f.browser.newContext({ viewport });
-  const page = await context.newPage();
-  const guard = guardPage(page);
-  return {
-    context,
-    page,
-    guard,
-    async checkA11y(where) {
-      expect({ where, violations: await seriousAxeViolations(page) }).toEqual({ where, violations: [] });
-    },
-  };
-}
-
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto(`${f.baseUrl}/console/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
-}
+const openConsole = (viewport: { width: number; height: number }) => openConsoleIn(f.browser, viewport);
+const signIn = (page: Page, key: string) => signInAt(page, f.baseUrl, key);
 
 /** Drops a file on an element the way a browser does for a drag from the desktop. */
 async function dropFile(page: Page, selector: string, name: string, content: string): Promise<void> {
@@ -86,6 +50,18 @@ let botId: string;
 let runId: string;
 let failedRunId: string;
 
+/** The Book search bot's webhook: the fixture's receiver, at a path long enough to wrap at 360 px. */
+const WEBHOOK_URL = () =>
+  `${f.receiver.url}/hooks/example-receiver/book-search/deliveries/from-the-console-test/standard-webhooks`;
+
+/** How many lines a wrapped URL (url-text.tsx) takes, and its first piece, the host. */
+function lineCounts(element: Element): { hostLines: number; urlLines: number } {
+  const lines = (rects: DOMRectList) => new Set(Array.from(rects, (rect) => Math.round(rect.top))).size;
+  const host = document.createRange();
+  host.selectNodeContents(element.firstChild!);
+  return { hostLines: lines(host.getClientRects()), urlLines: lines(element.getClientRects()) };
+}
+
 it('drives a bot from a recording to a delivered, rerun result', async () => {
   const { context, page, guard, checkA11y } = await openConsole({ width: 1280, height: 800 });
   try {
@@ -101,7 +77,8 @@ it('drives a bot from a recording to a delivered, rerun result', async () => {
     await dropFile(page, '.drop-zone', 'book-search.json', JSON.stringify(recording));
     await page.getByRole('heading', { name: 'Book search', level: 1 }).waitFor();
     botId = /\/console\/bots\/(bot_\w+)/.exec(page.url())![1]!;
-    await page.getByText(`fill "aria/Search terms (+1 alternatives)" with "{{params.query}}"`).waitFor();
+    // The first selector quoted, the count of its alternatives outside the quotes.
+    await page.getByText(`fill "aria/Search terms" (+1 alternative) with "{{params.query}}"`).waitFor();
 
     // What the console does not edit is set through the API: parameters, webhook, extract steps.
     const manifest = await api('put', `/bots/${botId}/manifest`).send({
@@ -109,7 +86,8 @@ it('drives a bot from a recording to a delivered, rerun result', async () => {
         { name: 'query', type: 'string', required: true, description: 'What to search for' },
         { name: 'limit', type: 'integer' },
       ],
-      webhook: { url: `${f.receiver.url}/hook`, auth: 'hmac', secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=' },
+      // Long enough to wrap at 360 px: between its parts, not inside the host.
+      webhook: { url: WEBHOOK_URL(), auth: 'hmac', secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=' },
     });
     expect(manifest.status).toBe(200);
     const steps = (await api('get', `/bots/${botId}/steps`)).body.data as object[];
@@ -160,6 +138,8 @@ it('drives a bot from a recording to a delivered, rerun result', async () => {
     // The run page follows the run live, without a reload, to its data.
     await page.waitForURL(/\/console\/runs\/exe_/);
     runId = /\/console\/runs\/(exe_\w+)/.exec(page.url())![1]!;
+    // The run names its bot, linked, rather than by its id.
+    await page.getByRole('main').getByRole('link', { name: 'Book search', exact: true }).waitFor();
     await page.locator('.run-status .badge-completed').waitFor({ timeout: 30_000 });
     await expect(page.getByTestId('step-outputs').locator(':scope > li').count()).resolves.toBe(steps.length + 2);
     const data = page.locator('section', { has: page.getByRole('heading', { name: 'Extracted data' }) });
@@ -202,13 +182,22 @@ it('drives a bot from a recording to a delivered, rerun result', async () => {
     await page.waitForURL(/\/console\/runs\/exe_/);
     failedRunId = /\/console\/runs\/(exe_\w+)/.exec(page.url())![1]!;
     await page.locator('.run-status .badge-failed').waitFor({ timeout: 30_000 });
-    await page.getByTestId('failure-error').getByText('Step 1').waitFor();
+    // Steps are counted from 1 in the failure text, as in the step list; said once.
+    await expect(page.getByTestId('failure-error').textContent()).resolves.toMatch(
+      /^Step 1 \(click "#no-such-button"\) failed: /,
+    );
     const shot = page.getByRole('img', { name: 'The page when the run failed' });
     await shot.waitFor();
     await waitUntil(() => shot.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), {
       timeoutMs: 10_000,
       message: 'the screenshot to load',
     });
+    // Its artifacts: the failure screenshot, of the step that failed, with its size and link.
+    const shotRow = page
+      .getByTestId('artifacts')
+      .getByRole('row', { name: /Screenshot/ })
+      .first();
+    await expect(shotRow.textContent()).resolves.toMatch(/^Screenshot1[\d.]+ (B|KB|MB)Open$/);
     await checkA11y('failed run');
     await snap(page, 'failed-run');
 
@@ -218,12 +207,15 @@ it('drives a bot from a recording to a delivered, rerun result', async () => {
     await waitUntil(async () => (await cards.count()) === 2, { timeoutMs: 5_000, message: 'two bots' });
     await page.getByText('0 9 * * 1-5 (Europe/Paris)').waitFor();
     await cards.filter({ hasText: 'broken' }).locator('.badge-failed').waitFor();
-    await page.getByLabel('Tag').selectOption('nightly');
+    await page.getByLabel('Tag').fill('nightly');
     await waitUntil(async () => (await cards.count()) === 1, { timeoutMs: 5_000, message: 'the tag filter' });
-    await page.getByLabel('Tag').selectOption('');
+    await page.getByLabel('Tag').fill('');
     await page.getByLabel('Search').fill('book');
-    await waitUntil(async () => (await cards.count()) === 1, { timeoutMs: 5_000, message: 'the search' });
-    await expect(cards.first().textContent()).resolves.toContain('Book search');
+    // The API searches: until its answer the list shows the tag's one bot, so wait for the other.
+    await waitUntil(
+      async () => (await cards.count()) === 1 && ((await cards.first().textContent()) ?? '').includes('Book search'),
+      { timeoutMs: 5_000, message: 'the search' },
+    );
     await page.getByLabel('Search').fill('');
     await checkA11y('bots');
     await snap(page, 'bots');
@@ -232,8 +224,10 @@ it('drives a bot from a recording to a delivered, rerun result', async () => {
     await page.getByRole('link', { name: 'Runs' }).click();
     const runs = page.getByTestId('runs-list').locator(':scope > li');
     await waitUntil(async () => (await runs.count()) === 3, { timeoutMs: 5_000, message: 'three runs' });
+    await expect(runs.getByRole('link', { name: 'Book search', exact: true }).count()).resolves.toBe(2);
     await page.getByLabel('failed').check();
     await waitUntil(async () => (await runs.count()) === 1, { timeoutMs: 5_000, message: 'the failed run only' });
+    await expect(runs.getByRole('link', { name: 'broken', exact: true }).count()).resolves.toBe(1);
     await checkA11y('runs');
     await snap(page, 'runs');
     expect(failing).toMatch(/^bot_/);
@@ -259,6 +253,16 @@ it('shows a read key everything and no write control, at 360 px', async () => {
     await page.getByRole('heading', { name: 'Book search', level: 1 }).waitFor();
     await page.getByTestId('next-runs').waitFor();
     await page.getByTestId('bot-runs-list').waitFor();
+    // Next runs name their zone (the schedule's), as every other time does.
+    await expect(page.getByTestId('next-runs').locator('li').first().textContent()).resolves.toMatch(
+      /(GMT[+-]\d+|CES?T|UTC)$/,
+    );
+    // The webhook URL wraps between its parts: over several lines, its host on one.
+    const url = page.getByTestId('url-text').filter({ hasText: 'example-receiver' });
+    await expect(url.textContent()).resolves.toBe(WEBHOOK_URL());
+    const layout = await url.evaluate(lineCounts);
+    expect(layout.hostLines).toBe(1);
+    expect(layout.urlLines).toBeGreaterThan(1);
     for (const control of ['Save schedule', 'Run', 'Add another parameter']) {
       await expect(page.getByRole('button', { name: control, exact: true }).count()).resolves.toBe(0);
     }
@@ -287,6 +291,57 @@ it('shows a read key everything and no write control, at 360 px', async () => {
     await page.keyboard.press('Enter');
     await page.getByLabel('API key').waitFor();
     await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(0);
+    expect(guard.problems).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 120_000);
+
+/** The trace the failed run kept (capabilities.trace defaults to onFailure), by the API's list. */
+async function traceOf(executionId: string): Promise<string> {
+  const res = await request(f.api.app).get(`/api/v1/executions/${executionId}/artifacts`).set(f.org.auth('read'));
+  const trace = (res.body.data as { id: string; kind: string }[]).find((a) => a.kind === 'trace');
+  if (!trace) throw new Error(`the failed run kept no trace: ${res.text}`);
+  return trace.id;
+}
+
+it('opens a run’s trace in Playwright’s trace viewer, loading nothing from another origin', async () => {
+  const traceId = await traceOf(failedRunId);
+  const { context, page, guard } = await openConsole({ width: 1280, height: 800 });
+  // Every request of every page and of the viewer's service worker, wherever it was going.
+  const requested: string[] = [];
+  await context.route('**', (route) => {
+    requested.push(route.request().url());
+    return route.continue();
+  });
+  context.on('request', (sent) => requested.push(sent.url()));
+  // Watched from its first event: the viewer's tab, opened by the console.
+  const viewerProblems: string[][] = [];
+  context.on('page', (opened) => viewerProblems.push(guardPage(opened).problems));
+  try {
+    await signIn(page, f.org.keys.read);
+    await page.goto(`${f.baseUrl}/console/runs/${failedRunId}`);
+    const row = page.getByTestId('artifacts').locator('tr', { has: page.locator(`a[href*="${traceId}"]`) });
+    await expect(row.locator('th').textContent()).resolves.toBe('Trace');
+    const [viewer] = await Promise.all([
+      context.waitForEvent('page'),
+      row.getByRole('link', { name: 'Open trace' }).click(),
+    ]);
+    expect(new URL(viewer.url()).pathname).toBe('/trace-viewer/');
+    // The action list names the click that failed, and its snapshot frame renders the page.
+    await viewer.getByText("locator('#no-such-button')").first().waitFor({ timeout: 30_000 });
+    await viewer.getByText("locator('#no-such-button')").first().click();
+    const snapshot = viewer.frameLocator('iframe.snapshot-visible').first();
+    await snapshot.getByLabel('Search terms').waitFor({ timeout: 15_000 });
+
+    const elsewhere = requested.filter((url) => !url.startsWith('data:') && new URL(url).origin !== f.baseUrl);
+    expect(elsewhere).toEqual([]);
+    expect(requested.some((url) => url.includes(`/api/v1/artifacts/${traceId}?`))).toBe(true);
+    // Chromium warns of the viewer's own snapshot frames (sandboxed, yet same-origin so the viewer
+    // can reach into them); every other warning or error counts.
+    const sandboxWarning = /^console warning: An iframe which has both allow-scripts and allow-same-origin/;
+    expect(viewerProblems).toHaveLength(1);
+    expect(viewerProblems[0]!.filter((problem) => !sandboxWarning.test(problem))).toEqual([]);
     expect(guard.problems).toEqual([]);
   } finally {
     await context.close();
@@ -334,6 +389,21 @@ it('shows an admin key its organization’s queue, refreshing, at 360 px', async
     await context.close();
   }
 }, 120_000);
+
+it('serves the trace viewer from playwright-core with a policy of its own origin', async () => {
+  const viewer = await request(f.api.app).get('/trace-viewer/');
+  expect(viewer.status).toBe(200);
+  expect(viewer.text).toContain('Playwright Trace Viewer');
+  const policy = viewer.headers['content-security-policy'] as string;
+  expect(policy).toContain("default-src 'self'");
+  expect(policy).toContain("connect-src 'self'");
+  expect(policy).toMatch(/script-src 'self' 'sha256-[\w+/=]+'(;|$)/);
+  expect(viewer.headers['referrer-policy']).toBe('no-referrer');
+  const worker = await request(f.api.app).get('/trace-viewer/sw.bundle.js');
+  expect(worker.status).toBe(200);
+  expect(worker.headers['content-type']).toMatch(/javascript/);
+  expect((await request(f.api.app).get('/trace-viewer')).status).toBe(301);
+});
 
 it('serves the console with a same-origin content policy and opens deep links', async () => {
   const page = await request(f.api.app).get('/console/runs/exe_anything');

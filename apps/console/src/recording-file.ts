@@ -1,4 +1,5 @@
 import type { Recording } from '@botfleet/sdk';
+import { readJsonFile } from './json-file';
 
 /** Chrome's exports are a few KiB; the API refuses a recording over 5 MiB anyway. */
 const MAX_BYTES = 5 * 1024 * 1024;
@@ -8,13 +9,10 @@ const MAX_BYTES = 5 * 1024 * 1024;
  * route it is checked here; the API validates every step and answers `invalid_recording`.
  */
 export async function readRecordingFile(file: File): Promise<Recording> {
-  if (file.size > MAX_BYTES) throw new Error(`${file.name} is larger than 5 MiB`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await file.text());
-  } catch {
-    throw new Error(`${file.name} is not JSON: export the recording from Chrome's Recorder panel as JSON`);
-  }
+  const parsed = await readJsonFile(file, {
+    maxBytes: MAX_BYTES,
+    notJsonHint: "export the recording from Chrome's Recorder panel as JSON",
+  });
   const recording = parsed as Partial<Recording> | null;
   if (typeof recording !== 'object' || recording === null || !Array.isArray(recording.steps)) {
     throw new Error(`${file.name} is not a Chrome Recorder recording (it has no "steps" list)`);

@@ -1,23 +1,23 @@
 import {
-  getExecution,
   getExtract,
   getFailure,
+  listArtifacts,
   listExecutionDeliveries,
-  listLogs,
-  listStepOutputs,
+  type Artifact,
   type Client,
   type Delivery,
   type Execution,
   type Failure,
-  type LogEntry,
   type StepOutput,
 } from '@botfleet/sdk';
 
-export interface RunDetails {
-  execution: Execution;
-  steps: StepOutput[];
-  logs: LogEntry[];
+/**
+ * What the run page reads besides the run's event stream, which carries the run, its steps and
+ * its logs: deliveries and artifacts, and the results once the run has ended.
+ */
+export interface RunResults {
   deliveries: Delivery[];
+  artifacts: Artifact[];
   /** Present once the run completed with data. */
   extract: { data: unknown } | null;
   failure: Failure | null;
@@ -25,9 +25,9 @@ export interface RunDetails {
 
 export const isInFlight = (execution: Execution) => execution.status === 'pending' || execution.status === 'running';
 
-/** Whether the page should poll again: the run is going, or a webhook delivery is still being tried. */
-export const isLive = (details: RunDetails) =>
-  isInFlight(details.execution) || details.deliveries.some((delivery) => delivery.status === 'pending');
+/** A webhook delivery is still being tried: the one thing the page reads again after the run's end. */
+export const isDelivering = (results: RunResults | null) =>
+  results?.deliveries.some((delivery) => delivery.status === 'pending') ?? false;
 
 /**
  * Whether GET .../extract has something to answer. It answers 404 for a run that completed
@@ -40,26 +40,24 @@ export function hasData(execution: Execution, steps: StepOutput[]): boolean {
   return steps.some((step) => step.action === 'extract' && step.status === 'completed');
 }
 
-/** Everything the run page shows, read in parallel; the results only once the run has ended. */
-export async function loadRunDetails(client: Client, executionId: string): Promise<RunDetails> {
+/**
+ * Deliveries and artifacts, read in parallel; the extract or the failure too when `ended` gives
+ * the run as it ended (with its steps).
+ */
+export async function loadRunResults(
+  client: Client,
+  executionId: string,
+  ended: { execution: Execution; steps: StepOutput[] } | null,
+): Promise<RunResults> {
   const path = { executionId };
-  const [execution, steps, logs, deliveries] = await Promise.all([
-    getExecution({ client, path, throwOnError: true }),
-    listStepOutputs({ client, path, throwOnError: true }),
-    listLogs({ client, path, throwOnError: true }),
+  const run = ended?.execution;
+  const [deliveries, artifacts, extract, failure] = await Promise.all([
     listExecutionDeliveries({ client, path, throwOnError: true }),
+    listArtifacts({ client, path, throwOnError: true }),
+    run && ended && hasData(run, ended.steps)
+      ? getExtract({ client, path, throwOnError: true }).then((r) => r.data)
+      : null,
+    run?.status === 'failed' ? getFailure({ client, path, throwOnError: true }).then((r) => r.data) : null,
   ]);
-  const run = execution.data;
-  const [extract, failure] = await Promise.all([
-    hasData(run, steps.data.data) ? getExtract({ client, path, throwOnError: true }).then((r) => r.data) : null,
-    run.status === 'failed' ? getFailure({ client, path, throwOnError: true }).then((r) => r.data) : null,
-  ]);
-  return {
-    execution: run,
-    steps: steps.data.data,
-    logs: logs.data.data,
-    deliveries: deliveries.data.data,
-    extract,
-    failure,
-  };
+  return { deliveries: deliveries.data.data, artifacts: artifacts.data.data, extract, failure };
 }

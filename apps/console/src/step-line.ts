@@ -1,52 +1,78 @@
-import type { Step } from '@botfleet/sdk';
+import type { CredentialValue, Failure, Step } from '@botfleet/sdk';
 
 type Selector = Extract<Step, { action: 'click' }>['selector'];
 
-/** The first alternative of a selector, with a count of the others: the rest is noise on one line. */
-export function selectorText(selector: Selector | undefined): string {
-  if (selector === undefined) return '';
-  if (typeof selector === 'string') return selector;
-  const first = selector[0];
-  const text = first === undefined ? '' : typeof first === 'string' ? first : first.join(' >> ');
-  return selector.length > 1 ? `${text} (+${selector.length - 1} alternatives)` : text;
-}
-
 const quote = (text: string) => JSON.stringify(text);
 
-/** One readable line per step, the way the step reads in the generated script. */
-export function describeStep(step: Step): string {
-  const tail = step.optional ? ' (optional)' : '';
-  return describeAction(step) + tail;
+/**
+ * The first alternative of a selector, quoted, with a count of the others after the quotes (the
+ * count is not part of any selector): the rest is noise on one line.
+ */
+export function selectorText(selector: Selector | undefined): string {
+  if (selector === undefined) return quote('');
+  if (typeof selector === 'string') return quote(selector);
+  const first = selector[0];
+  const text = quote(first === undefined ? '' : typeof first === 'string' ? first : first.join(' >> '));
+  const others = selector.length - 1;
+  if (others === 0) return text;
+  return `${text} (+${others} ${others === 1 ? 'alternative' : 'alternatives'})`;
 }
 
-function describeAction(step: Step): string {
+/**
+ * Why a run failed, naming its step counted from 1 as everywhere people read steps (the API's
+ * `stepIndex` is 0-based data). The runner's messages name their step already ("Step 3 (click
+ * …) failed: …"); others get the step put in front.
+ */
+export function failureText(failure: Pick<Failure, 'stepIndex' | 'error'>): string {
+  if (failure.stepIndex === null) return failure.error;
+  const step = `Step ${failure.stepIndex + 1}`;
+  return failure.error.startsWith(`${step} `) ? failure.error : `${step}: ${failure.error}`;
+}
+
+/** A credential's name by id, when the page knows it (a read of the credentials may have failed). */
+export type CredentialNames = (credentialId: string) => string | undefined;
+
+/** A fill step's value: the text, or the credential field it is taken from (never the value itself). */
+function describeFillValue(value: string | CredentialValue, credentialName: CredentialNames): string {
+  if (typeof value === 'string') return ` with ${quote(value)}`;
+  const name = credentialName(value.credential);
+  return `: fills ${value.field} of credential ${name === undefined ? value.credential : quote(name)}`;
+}
+
+/** One readable line per step, the way the step reads in the generated script. */
+export function describeStep(step: Step, credentialName: CredentialNames = () => undefined): string {
+  const tail = step.optional ? ' (optional)' : '';
+  return describeAction(step, credentialName) + tail;
+}
+
+function describeAction(step: Step, credentialName: CredentialNames): string {
   switch (step.action) {
     case 'goto':
       return `go to ${step.url}`;
     case 'click':
-      return `${step.clickCount === 2 ? 'double-click' : 'click'} ${quote(selectorText(step.selector))}`;
+      return `${step.clickCount === 2 ? 'double-click' : 'click'} ${selectorText(step.selector)}`;
     case 'hover':
-      return `hover ${quote(selectorText(step.selector))}`;
+      return `hover ${selectorText(step.selector)}`;
     case 'check':
-      return `check ${quote(selectorText(step.selector))}`;
+      return `check ${selectorText(step.selector)}`;
     case 'uncheck':
-      return `uncheck ${quote(selectorText(step.selector))}`;
+      return `uncheck ${selectorText(step.selector)}`;
     case 'fill':
-      return `fill ${quote(selectorText(step.selector))} with ${quote(step.value)}`;
+      return `fill ${selectorText(step.selector)}${describeFillValue(step.value, credentialName)}`;
     case 'select':
-      return `select ${quote(step.value)} in ${quote(selectorText(step.selector))}`;
+      return `select ${quote(step.value)} in ${selectorText(step.selector)}`;
     case 'press':
       return step.selector ? `press ${step.key} in ${quote(step.selector)}` : `press ${step.key}`;
     case 'waitFor':
       if (step.selector !== undefined) {
         const count = step.count === undefined ? '' : ` (${step.operator ?? '=='} ${step.count})`;
-        return `wait for ${quote(selectorText(step.selector))}${count}`;
+        return `wait for ${selectorText(step.selector)}${count}`;
       }
       if (step.ms !== undefined) return `wait ${step.ms} ms`;
       return `wait until ${step.expression ?? 'true'}`;
     case 'scroll':
       return step.selector !== undefined
-        ? `scroll to ${quote(selectorText(step.selector))}`
+        ? `scroll to ${selectorText(step.selector)}`
         : `scroll to x ${step.x ?? 0}, y ${step.y ?? 0}`;
     case 'extract': {
       const what = step.multiple ? 'every' : 'the first';

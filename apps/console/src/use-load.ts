@@ -11,7 +11,10 @@ export interface Loaded<T> {
 }
 
 export interface LoadOptions<T> {
-  /** Poll every this many ms while keepPolling says so: how a running execution updates live. */
+  /**
+   * Poll every this many ms while keepPolling says so: for what no event stream carries (the
+   * queue's figures, a webhook delivery still being tried). Runs are followed by their streams.
+   */
   pollMs?: number;
   keepPolling?: (data: T) => boolean;
 }

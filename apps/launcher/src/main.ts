@@ -1,5 +1,6 @@
 import { apiRole } from '@botfleet/api';
 import { createLogger, createSecretBox, type Role, type RoleHandle } from '@botfleet/core';
+import { createArtifactStore } from '@botfleet/db';
 import { deliveryRole } from '@botfleet/delivery';
 import { createOps, startOpsServer } from '@botfleet/ops';
 import { schedulerRole } from '@botfleet/scheduler';
@@ -83,6 +84,9 @@ async function main(): Promise<void> {
   shutdown.register('database', () => db.$disconnect());
   const secretsKey = resolveSecretsKey(env.SECRETS_KEY, resolve(env.DATA_DIR), logger);
   const secretBox = createSecretBox(secretsKey);
+  // One store per process, shared by its roles; it closes after them (handlers run in reverse order).
+  const artifactStore = createArtifactStore(env.artifactStore);
+  shutdown.register('artifact store', () => artifactStore.close());
   // Roles stop together, each bounded by its own drain deadline; the database closes after them.
   shutdown.register('roles', async () => {
     await Promise.all(started.map((role) => role.stop()));
@@ -101,6 +105,8 @@ async function main(): Promise<void> {
   if (roles.has('worker')) {
     const worker = await workerRole.start({
       ...common,
+      secretBox,
+      artifactStore,
       concurrency: env.WORKER_CONCURRENCY,
       chromiumPath: env.CHROMIUM_PATH,
       proxyUrls: env.PROXY_URLS,
@@ -138,6 +144,7 @@ async function main(): Promise<void> {
   if (roles.has('scheduler')) {
     const scheduler = await schedulerRole.start({
       ...common,
+      artifactStore,
       executionRetentionDays: env.EXECUTION_RETENTION_DAYS,
       maxPendingExecutionsPerOrg: env.MAX_PENDING_EXECUTIONS_PER_ORG,
       closeTimeoutMs: Math.min(10_000, budget.drainMs),
@@ -155,6 +162,7 @@ async function main(): Promise<void> {
     const api = await apiRole.start({
       ...common,
       secretBox,
+      artifactStore,
       port: env.PORT,
       settings: {
         bodyLimitBytes: env.BODY_LIMIT_BYTES,
@@ -168,6 +176,7 @@ async function main(): Promise<void> {
         allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
         webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
         opsAdminToken: env.OPS_ADMIN_TOKEN,
+        sseHeartbeatSeconds: env.SSE_HEARTBEAT_SECONDS,
       },
     });
     started.push(api);

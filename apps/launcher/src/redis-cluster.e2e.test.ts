@@ -1,3 +1,4 @@
+import { openEventStream } from '@botfleet/api/testing';
 import { startRedisCluster, waitUntil, type RedisClusterTopology } from '@botfleet/testkit';
 import { COMPLETED_ONCE, startFleet, type Fleet } from './testing/fleet';
 
@@ -71,6 +72,28 @@ it('fires a per-second cron once per slot, with two schedulers on the cluster', 
   // And the cron's runs are worked like any other.
   await fleet.waitUntilCompletedAndDelivered(scheduled.map((run) => run.id));
 }, 120_000);
+
+it('streams runs live through the cluster’s pub/sub: the organization’s stream and a run’s', async () => {
+  const all = await openEventStream(`${fleet.apiUrl}/executions/events`, fleet.apiHeaders);
+  try {
+    const [executionId] = await fleet.triggerBatch(await fleet.newBot(), 1);
+    // Published by the API (trigger) and the worker (claim, completion) on the cluster's nodes.
+    await all.waitFor((events) =>
+      ['pending', 'completed'].every((status) =>
+        events.some(
+          (e) =>
+            (e.data as { executionId: string; status: string }).executionId === executionId &&
+            (e.data as { status: string }).status === status,
+        ),
+      ),
+    );
+    const run = await openEventStream(`${fleet.apiUrl}/executions/${executionId}/events`, fleet.apiHeaders);
+    await run.ended;
+    expect(run.events.at(-1)).toMatchObject({ event: 'end', data: { status: 'completed' } });
+  } finally {
+    all.close();
+  }
+}, 60_000);
 
 it('logs no trouble, and every role stays ready', async () => {
   // Before: 170k CROSSSLOT error lines in 34 s. A healthy cluster gives no warning at all.

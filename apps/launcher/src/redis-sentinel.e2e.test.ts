@@ -1,3 +1,4 @@
+import { openEventStream } from '@botfleet/api/testing';
 import { REPEATED_LOG_WINDOW_MS } from '@botfleet/core';
 import { startRedisSentinel, waitUntil, type RedisSentinelTopology } from '@botfleet/testkit';
 import { COMPLETED_ONCE, startFleet, type Fleet } from './testing/fleet';
@@ -130,3 +131,20 @@ it('logged each repeated error of the outage at most once per 10 s per process, 
   // The lines folded into a window are counted on the line that ends it.
   expect(errors.some(({ entry }) => typeof entry.repeated === 'number' && entry.repeated > 0)).toBe(true);
 });
+
+it('streams runs live after the failover: the API’s one subscription moved to the new master', async () => {
+  const all = await openEventStream(`${fleet.apiUrl}/executions/events`, fleet.apiHeaders);
+  try {
+    const [executionId] = await fleet.triggerBatch(await fleet.newBot(), 1);
+    await all.waitFor(
+      (events) =>
+        events.some((e) => {
+          const change = e.data as { executionId: string; status: string };
+          return change.executionId === executionId && change.status === 'completed';
+        }),
+      60_000,
+    );
+  } finally {
+    all.close();
+  }
+}, 90_000);

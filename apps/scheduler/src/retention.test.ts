@@ -1,5 +1,11 @@
 import { redisSettingsFromUrl } from '@botfleet/core';
-import { createPrismaClient, type PrismaClient } from '@botfleet/db';
+import {
+  createArtifactStore,
+  createPrismaClient,
+  writeProgress,
+  type ArtifactStore,
+  type PrismaClient,
+} from '@botfleet/db';
 import {
   createTestBot,
   createTestDatabase,
@@ -8,7 +14,14 @@ import {
   type TestDatabase,
 } from '@botfleet/db/testing';
 import { closeRedis, createRedisConnection } from '@botfleet/queue';
-import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix, waitUntil } from '@botfleet/testkit';
+import {
+  deletePrefixedKeys,
+  startS3TestServer,
+  testRedisUrl,
+  uniqueQueuePrefix,
+  waitUntil,
+  type S3TestServer,
+} from '@botfleet/testkit';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startScheduler, type SchedulerOptions } from './start-scheduler';
@@ -96,4 +109,48 @@ it('deletes old finished executions every interval, keeping recent and unfinishe
   } finally {
     await scheduler.stop();
   }
+});
+
+describe('with ARTIFACT_STORE=s3', () => {
+  let s3: S3TestServer;
+  let store: ArtifactStore;
+  beforeAll(async () => {
+    s3 = await startS3TestServer();
+    store = createArtifactStore(s3.storeSettings);
+  }, 30_000);
+  afterAll(async () => {
+    await store?.close();
+    await s3?.close();
+  });
+
+  /** Puts content through the store and writes its row, as a worker's run does. */
+  async function storedArtifact(executionId: string, content: string) {
+    const artifactId = `art_${executionId}_${content}`;
+    const placed = await store.put({ executionId, artifactId, contentType: 'text/plain' }, Buffer.from(content));
+    await writeProgress(db, executionId, {
+      steps: [],
+      logs: [],
+      artifacts: [{ id: artifactId, kind: 'trace', contentType: 'text/plain', ...placed }],
+    });
+    return placed;
+  }
+
+  it("removes the expired runs' objects from the bucket with their rows, and keeps the others'", async () => {
+    const old = await completedDaysAgo(31);
+    const recent = await completedDaysAgo(29);
+    const gone = [await storedArtifact(old, 'trace'), await storedArtifact(old, 'har')];
+    const kept = await storedArtifact(recent, 'trace');
+
+    const scheduler = await start({ executionRetentionDays: 30, retentionIntervalMs: 600_000, artifactStore: store });
+    try {
+      await scheduler.deleteExpiredNow();
+    } finally {
+      await scheduler.stop();
+    }
+    expect(await exists(old)).toBe(false);
+    for (const placed of gone) await expect(store.open(placed)).rejects.toThrow('NoSuchKey');
+    expect(await exists(recent)).toBe(true);
+    const body = await store.open(kept);
+    expect(Buffer.concat(await body.toArray()).toString()).toBe('trace');
+  });
 });

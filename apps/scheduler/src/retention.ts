@@ -1,4 +1,5 @@
-import { deleteExpiredExecutions, RETENTION_BATCH_SIZE, type Db } from '@botfleet/db';
+import type { Logger } from '@botfleet/core';
+import { deleteExpiredExecutions, RETENTION_BATCH_SIZE, type ArtifactStore, type Db } from '@botfleet/db';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -11,6 +12,10 @@ export interface RetentionPassOptions {
   organizationId?: string;
   /** Aborted on stop: the pass ends after the batch in flight. */
   signal: AbortSignal;
+  /** Where the deleted runs' artifacts lie (ARTIFACT_STORE): their S3 objects are removed after each batch. */
+  artifactStore?: ArtifactStore;
+  /** Says which objects could not be removed. */
+  logger?: Logger;
   now?: Date;
 }
 
@@ -18,6 +23,10 @@ export interface RetentionPassOptions {
  * Deletes expired executions one batch (one short statement) at a time until a batch comes back
  * short, and returns how many it deleted. A short batch can also mean another process holds the
  * rest (SKIP LOCKED): that process deletes them, or the next pass does.
+ *
+ * Each batch's S3 objects are removed once its rows are gone. The rows are the only record of
+ * those keys, so a removal that fails is logged and the pass goes on: an object left behind costs
+ * storage (a bucket lifecycle rule can sweep them), while keeping expired rows would cost more.
  */
 export async function deleteExpiredExecutionsPass(db: Db, options: RetentionPassOptions): Promise<number> {
   const batchSize = options.batchSize ?? RETENTION_BATCH_SIZE;
@@ -25,8 +34,22 @@ export async function deleteExpiredExecutionsPass(db: Db, options: RetentionPass
   const before = new Date((options.now ?? new Date()).getTime() - options.retentionDays * DAY_MS);
   let total = 0;
   while (!options.signal.aborted) {
-    const deleted = await deleteExpiredExecutions(db, { before, batchSize, organizationId: options.organizationId });
+    const { deleted, storageKeys } = await deleteExpiredExecutions(db, {
+      before,
+      batchSize,
+      organizationId: options.organizationId,
+    });
     total += deleted;
+    if (storageKeys.length > 0 && options.artifactStore) {
+      await options.artifactStore
+        .remove(storageKeys)
+        .catch((error: unknown) =>
+          options.logger?.error(
+            { err: error instanceof Error ? error.message : String(error), objects: storageKeys.length },
+            "expired executions' artifacts could not be removed from the artifact store",
+          ),
+        );
+    }
     if (deleted < batchSize) break;
   }
   return total;

@@ -1,5 +1,5 @@
 import { defineRole, repeatedLog, settlesWithin, startPeriodic, type Logger, type RedisSettings } from '@botfleet/core';
-import { pingDatabase, type PrismaClient } from '@botfleet/db';
+import { pingDatabase, type ArtifactStore, type PrismaClient } from '@botfleet/db';
 import { createOps, type Ops } from '@botfleet/ops';
 import {
   consume,
@@ -50,6 +50,8 @@ export interface SchedulerOptions {
    * retention would delete another file's rows.
    */
   retentionOrganizationId?: string;
+  /** ARTIFACT_STORE's store: retention removes the deleted runs' S3 objects from it. PostgreSQL (nothing to remove) when omitted. */
+  artifactStore?: ArtifactStore;
   /** The process's metrics and readiness checks (the launcher's); a private set when omitted. */
   ops?: Ops;
   /** MAX_PENDING_EXECUTIONS_PER_ORG: a slot past the organization's pending cap fires nothing (default 10,000). */
@@ -124,6 +126,7 @@ async function startSchedulerRole(options: SchedulerOptions) {
           intervalMs: options.retentionIntervalMs ?? 600_000,
           batchSize: options.retentionBatchSize,
           organizationId: options.retentionOrganizationId,
+          artifactStore: options.artifactStore,
         });
 
   // Start-up waits for the first pass so schedules are armed when this resolves, but not for
@@ -183,12 +186,25 @@ async function startSchedulerRole(options: SchedulerOptions) {
 function startRetention(
   db: PrismaClient,
   logger: Logger,
-  options: { retentionDays: number; intervalMs: number; batchSize?: number; organizationId?: string },
+  options: {
+    retentionDays: number;
+    intervalMs: number;
+    batchSize?: number;
+    organizationId?: string;
+    artifactStore?: ArtifactStore;
+  },
 ) {
-  const { retentionDays, intervalMs, batchSize, organizationId } = options;
+  const { retentionDays, intervalMs, batchSize, organizationId, artifactStore } = options;
   // Not awaited by start-up: a first pass over a large backlog may take a while.
   return startPeriodic({ name: 'execution retention pass', intervalMs, runAtStart: true, logger }, async (signal) => {
-    const deleted = await deleteExpiredExecutionsPass(db, { retentionDays, batchSize, organizationId, signal });
+    const deleted = await deleteExpiredExecutionsPass(db, {
+      retentionDays,
+      batchSize,
+      organizationId,
+      signal,
+      artifactStore,
+      logger,
+    });
     if (deleted > 0) logger.info({ deleted, retentionDays }, 'expired executions deleted');
   });
 }

@@ -1,5 +1,7 @@
 import {
+  createPostgresArtifactStore,
   newArtifactId,
+  type ArtifactStore,
   writeProgress,
   type ArtifactRecord,
   type LogRecord,
@@ -7,7 +9,7 @@ import {
   type ProgressBatch,
   type StepOutputRecord,
 } from '@botfleet/db';
-import type { RunSession } from '@botfleet/runner';
+import type { CredentialSource, RunSession } from '@botfleet/runner';
 
 /** Caps keep one chatty script from filling the database. */
 const MAX_LOG_LINES = 5_000;
@@ -34,7 +36,17 @@ export function createDbRunSession(options: {
   deadline: number;
   /** The try this session records; every log line says it. */
   attempt?: number;
+  /** Opens the credentials the run's `fill` steps name (see browser-session.ts). */
+  credentials?: CredentialSource;
+  /** Where artifacts' content goes (ARTIFACT_STORE); PostgreSQL when omitted. */
+  artifactStore?: ArtifactStore;
+  /**
+   * Told after each committed write what it held (step outputs, log lines), so the live streams
+   * hear of it (docs/live-runs.md); best effort, it must not throw.
+   */
+  afterWrite?: (changed: ('steps' | 'logs')[]) => Promise<void>;
 }): DbRunSession {
+  const artifactStore = options.artifactStore ?? createPostgresArtifactStore();
   const attempt = options.attempt ?? 1;
   let steps: StepOutputRecord[] = [];
   let logs: LogRecord[] = [];
@@ -52,6 +64,7 @@ export function createDbRunSession(options: {
   return {
     params: options.params,
     deadline: options.deadline,
+    credentials: options.credentials,
     recordStep(result) {
       steps.push({ ...result });
     },
@@ -71,9 +84,14 @@ export function createDbRunSession(options: {
       const text = message.length > MAX_LOG_MESSAGE ? `${message.slice(0, MAX_LOG_MESSAGE)}… (truncated)` : message;
       logs.push({ timestamp: Date.now(), level, source, message: text, attempt });
     },
-    async saveArtifact(kind, contentType, data) {
+    async saveArtifact(kind, contentType, content, artifactOptions = {}) {
       const id = newArtifactId();
-      artifacts.push({ id, kind, contentType, data });
+      // The content goes to the store now (a trace streams from its file); the row with the rest.
+      const placed = await artifactStore.put(
+        { executionId: options.executionId, artifactId: id, contentType },
+        content,
+      );
+      artifacts.push({ id, kind, contentType, stepIndex: artifactOptions.stepIndex ?? null, ...placed });
       return id;
     },
     drain,
@@ -81,6 +99,11 @@ export function createDbRunSession(options: {
       const batch = drain();
       if (batch.steps.length + batch.logs.length + batch.artifacts.length === 0) return;
       await writeProgress(options.db, options.executionId, batch);
+      const changed = [
+        ...(batch.steps.length > 0 ? (['steps'] as const) : []),
+        ...(batch.logs.length > 0 ? (['logs'] as const) : []),
+      ];
+      if (changed.length > 0) await options.afterWrite?.(changed);
     },
   };
 }

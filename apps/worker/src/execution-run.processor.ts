@@ -1,10 +1,13 @@
-import { storedStatusOf, type ArtifactUrlSettings, type Logger, type RunOutcome } from '@botfleet/core';
-import type { ClaimedExecution, PrismaClient } from '@botfleet/db';
+import { storedStatusOf, type ArtifactUrlSettings, type Logger, type RunOutcome, type SecretBox } from '@botfleet/core';
+import type { ArtifactStore, ClaimedExecution, PrismaClient } from '@botfleet/db';
 import {
   claimExecution,
   completeExecution,
   INFRASTRUCTURE_FAILURE,
   maxInfraRetriesOf,
+  notifyBestEffort,
+  PROFILE_TURN_RECHECK_MS,
+  publishRunChanges,
   requeueExecution,
   type EngineDeps,
   type ExecutionClaim,
@@ -23,6 +26,7 @@ import {
 } from '@botfleet/runner';
 import { DelayedError, WaitingError, type Job } from 'bullmq';
 import type { Cancellations } from './cancellations';
+import { createCredentialSource, openBrowserSession, type RunBrowserSession } from './browser-session';
 import { createDbRunSession, type DbRunSession } from './db-run-session';
 import { loadProgram } from './load-program';
 
@@ -47,6 +51,13 @@ export interface ExecutionRunProcessorDeps {
   maxRunningPerOrganization?: number;
   /** Signs the screenshot URL of an `execution.failed` event; without it the event's URL is null. */
   artifactUrls?: ArtifactUrlSettings;
+  /**
+   * Opens credentials and profile states (SECRETS_KEY); without it a run that uses either fails
+   * with a message saying so.
+   */
+  secretBox?: SecretBox;
+  /** Where artifacts' content goes (ARTIFACT_STORE); PostgreSQL when omitted. */
+  artifactStore?: ArtifactStore;
   /**
    * EXECUTION_MAX_INFRA_RETRIES: how many times a run whose worker died or whose browser failed is
    * tried again before it fails with infrastructure_failure (default 3).
@@ -110,6 +121,21 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
       await job.moveToDelayed(Date.now() + AT_CAPACITY_RECHECK_MS, job.token);
       throw new DelayedError();
     }
+    if (claim.kind === 'profile-busy') {
+      // The row stays pending; the run of the profile before it wakes this job when it ends.
+      logger.debug({ executionId }, 'another run of the profile goes first; the run waits');
+      await job.moveToDelayed(Date.now() + PROFILE_TURN_RECHECK_MS, job.token);
+      throw new DelayedError();
+    }
+    // The earlier attempts' objects in the bucket; their rows are gone. A failure here leaves them
+    // to the bucket's lifecycle rule (docs/operations.md), never fails the run.
+    const discarded = claim.run.discardedStorageKeys;
+    if (discarded.length > 0 && deps.artifactStore)
+      await deps.artifactStore
+        .remove(discarded)
+        .catch((err: unknown) =>
+          logger.warn({ executionId, err: (err as Error).message }, 'could not remove an earlier attempt’s artifacts'),
+        );
     // Fair share: other organizations' new runs now queue behind this point, not behind the backlog.
     await advanceStartClock(deps.queues, job.opts.priority).catch((err: unknown) =>
       logger.warn({ executionId, err: (err as Error).message }, 'could not advance the fair-share clock'),
@@ -133,7 +159,7 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
     const { shutdownSignal } = deps;
     const signal = shutdownSignal ? AbortSignal.any([cancelSignal, shutdownSignal]) : cancelSignal;
     const log = logger.child({ executionId, attempt: claimed.attempt });
-    const loaded = await loadProgram(db, claimed.botId);
+    const loaded = await loadProgram(db, claimed.botId, claimed.botVersion);
     if (!loaded) return;
 
     const timeoutMs = executionTimeoutMs(loaded.manifest.capabilities, deps.defaultTimeoutSeconds);
@@ -143,6 +169,22 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
       params: claimed.params,
       deadline: Date.now() + timeoutMs,
       attempt: claimed.attempt,
+      credentials: createCredentialSource(db, deps.secretBox, claimed.organizationId),
+      artifactStore: deps.artifactStore,
+      // The run's output is new, its status is not: readers fetch the steps and logs past their cursor.
+      afterWrite: (changed) =>
+        notifyBestEffort(log, { executionId }, [
+          publishRunChanges(engine, [
+            {
+              executionId,
+              organizationId: claimed.organizationId,
+              botId: claimed.botId,
+              status: 'running',
+              attempt: claimed.attempt,
+              changed,
+            },
+          ]),
+        ]),
     });
     if (claim.kind === 'infra-retries-exhausted') {
       const { outcome } = claim;
@@ -158,6 +200,23 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
       'system',
       `Attempt ${claimed.attempt} started: ${loaded.description}, timeout ${timeoutMs / 1000} s${retryNote}`,
     );
+
+    // A profile whose state cannot be opened is the deployment's problem (SECRETS_KEY), not a
+    // passing one: the run fails at once with what to fix, and is not retried.
+    let browserSession: RunBrowserSession | null = null;
+    if (claimed.profileId) {
+      const persist = loaded.manifest.session?.persist ?? 'onSuccess';
+      try {
+        browserSession = await openBrowserSession(db, deps.secretBox, claimed.profileId, persist);
+      } catch (err) {
+        const error = `profile_unavailable: ${(err as Error).message}`;
+        session.log('error', 'system', error);
+        await finish(claimed, session, { status: 'failed', error, stepIndex: null }, startedAt, log);
+        return;
+      }
+      const state = browserSession.loaded ? 'saved state loaded' : 'no saved state yet';
+      session.log('info', 'system', `Browser session: profile ${claimed.profileId}, ${state} (persist: ${persist})`);
+    }
 
     let flushing: Promise<void> = Promise.resolve();
     const flusher = setInterval(() => {
@@ -182,6 +241,7 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
         program: loaded.program,
         signal,
         outputLimits: deps.outputLimits,
+        browserState: browserSession?.browserState,
       });
     } catch (err) {
       // Not the bot's doing (Chromium crashed or could not start, or a bug): an infrastructure
@@ -234,7 +294,8 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
       case 'completed':
         break;
     }
-    await finish(claimed, session, outcome, startedAt, log);
+    const profileState = browserSession?.stateToSave(outcome, (message) => session.log('warn', 'system', message));
+    await finish(claimed, session, outcome, startedAt, log, profileState ?? null);
   }
 
   /** Ends the attempt with its outcome (if it still owns the run) and counts it. */
@@ -244,12 +305,20 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
     outcome: RunOutcome,
     startedAt: number,
     log: Logger,
+    profileState: Parameters<typeof completeExecution>[4] = null,
   ): Promise<void> {
     const finished = await completeExecution(
       engine,
-      { executionId: claimed.id, botId: claimed.botId, attempt: claimed.attempt },
+      {
+        executionId: claimed.id,
+        organizationId: claimed.organizationId,
+        botId: claimed.botId,
+        attempt: claimed.attempt,
+        profileId: claimed.profileId,
+      },
       outcome,
       session.drain(),
+      profileState,
     );
     log.info({ status: finished ? outcome.status : 'superseded' }, 'execution finished');
     if (finished) {

@@ -34,7 +34,9 @@ const setRetry = (botId: string, retry: object) =>
 it('a failed first try is retried in the same execution and succeeds on attempt 2', async () => {
   const botId = await h.createBot({
     targetUrl: site.url('/flaky'),
-    steps: [{ action: 'extract', name: 'title', selector: '#title', timeout: 500 }],
+    // Long enough that the second try finds the title on a busy machine (CI once saw it time out
+    // and a third try succeed); the first try waits it out.
+    steps: [{ action: 'extract', name: 'title', selector: '#title', timeout: 3_000 }],
   });
   const patched = await setRetry(botId, { attempts: 2, delaySeconds: 1 });
   expect(patched.status).toBe(200);

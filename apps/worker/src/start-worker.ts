@@ -7,8 +7,9 @@ import {
   type ArtifactUrlSettings,
   type Logger,
   type RedisSettings,
+  type SecretBox,
 } from '@botfleet/core';
-import { pingDatabase, type PrismaClient } from '@botfleet/db';
+import { pingDatabase, type ArtifactStore, type PrismaClient } from '@botfleet/db';
 import { failAbandonedExecution, sweepExecutions } from '@botfleet/engine';
 import { createOps, type Ops } from '@botfleet/ops';
 import {
@@ -76,6 +77,10 @@ export interface WorkerOptions {
   maxInfraRetries?: number;
   /** MAX_STEP_OUTPUT_BYTES and MAX_EXECUTION_OUTPUT_BYTES; the documented defaults when omitted. */
   outputLimits?: OutputLimits;
+  /** SECRETS_KEY's box: opens credentials and profile states (runs that use one fail without it). */
+  secretBox?: SecretBox;
+  /** ARTIFACT_STORE's store (the launcher's, closed by it): where runs put artifacts' content. PostgreSQL when omitted. */
+  artifactStore?: ArtifactStore;
 }
 
 /** Runs stopped at the drain deadline get this long to go back to the queue. */
@@ -125,6 +130,8 @@ async function startWorkerRole(options: WorkerOptions) {
     shutdownSignal: shutdown.signal,
     maxInfraRetries,
     outputLimits: options.outputLimits,
+    secretBox: options.secretBox,
+    artifactStore: options.artifactStore,
   });
 
   const worker = consume(

@@ -83,6 +83,37 @@ describe('parseEnv', () => {
     }
   });
 
+  it('keeps artifacts in PostgreSQL by default, and in S3 with a bucket and both halves of a key pair', () => {
+    expect(parseEnv({}).artifactStore).toEqual({ kind: 'postgres' });
+    expect(
+      parseEnv({
+        ARTIFACT_STORE: 's3',
+        S3_BUCKET: 'runs',
+        S3_ENDPOINT: 'http://minio:9000',
+        S3_ACCESS_KEY_ID: 'id',
+        S3_SECRET_ACCESS_KEY: 'the-secret',
+        S3_FORCE_PATH_STYLE: 'true',
+      }).artifactStore,
+    ).toEqual({
+      kind: 's3',
+      bucket: 'runs',
+      endpoint: 'http://minio:9000',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'id', secretAccessKey: 'the-secret' },
+      forcePathStyle: true,
+    });
+    // No key pair: the AWS SDK's own chain (an instance or pod role).
+    expect(parseEnv({ ARTIFACT_STORE: 's3', S3_BUCKET: 'runs' }).artifactStore).toMatchObject({
+      credentials: undefined,
+      forcePathStyle: false,
+    });
+    expect(() => parseEnv({ ARTIFACT_STORE: 's3' })).toThrow('S3_BUCKET: is required with ARTIFACT_STORE=s3');
+    expect(() => parseEnv({ ARTIFACT_STORE: 's3', S3_BUCKET: 'runs', S3_ACCESS_KEY_ID: 'id' })).toThrow(
+      'S3_SECRET_ACCESS_KEY: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together',
+    );
+    expect(() => parseEnv({ ARTIFACT_STORE: 'disk' })).toThrow('ARTIFACT_STORE: must be postgres or s3');
+  });
+
   it('leaves the queues board off unless OPS_ADMIN_TOKEN is a long enough secret', () => {
     expect(parseEnv({}).OPS_ADMIN_TOKEN).toBeUndefined();
     expect(parseEnv({ OPS_ADMIN_TOKEN: '' }).OPS_ADMIN_TOKEN).toBeUndefined();

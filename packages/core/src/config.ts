@@ -93,6 +93,9 @@ const EnvSchema = z.object({
     .min(1024)
     .default(1024 * 1024),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  // A comment line on every open event stream this often, so proxies keep idle streams open
+  // (docs/live-runs.md); below most proxies' 60 s idle timeout.
+  SSE_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
   EXECUTION_LOCK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
   STALLED_CHECK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
   SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
@@ -137,6 +140,18 @@ const EnvSchema = z.object({
   // times before it fails with infrastructure_failure; the bot's own retry policy counts apart.
   EXECUTION_MAX_INFRA_RETRIES: z.coerce.number().int().min(0).max(100).default(3),
   SCREENSHOT_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
+  // Where artifacts' content goes: `postgres` (in the Artifact row, for one machine) or `s3` (a
+  // bucket of any S3-compatible service, for fleets). Rows stay in PostgreSQL either way.
+  ARTIFACT_STORE: z.enum(['postgres', 's3'], { message: 'must be postgres or s3' }).default('postgres'),
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  // Unset: AWS S3 itself; set for MinIO, Ceph, R2 and the like.
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  // Both or neither; unset, the AWS SDK's own chain (AWS_* variables, an instance or pod role).
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  // true: https://endpoint/bucket/key, as most self-hosted servers need; false: bucket.endpoint.
+  S3_FORCE_PATH_STYLE: booleanFromEnv.default(false),
   // Unset: `botfleet`, or the hash tag `{botfleet}` in cluster mode (resolveQueuePrefix).
   QUEUE_PREFIX: z.string().optional(),
   DATA_DIR: z.string().min(1).default('.data'),
@@ -147,12 +162,14 @@ const ResolvedEnvSchema = EnvSchema.transform((env, ctx) => {
   const redis = parseRedisSettings(env);
   const mode = 'settings' in redis ? redis.settings.mode : env.REDIS_CLUSTER_NODES ? 'cluster' : 'standalone';
   const queuePrefix = resolveQueuePrefix(env.QUEUE_PREFIX, mode);
+  const artifactStore = resolveArtifactStore(env);
   const problems = [
     ...('problems' in redis ? redis.problems : []),
     ...(typeof queuePrefix === 'object' ? [queuePrefix] : []),
+    ...('problems' in artifactStore ? artifactStore.problems : []),
   ];
   for (const { variable, message } of problems) ctx.addIssue({ code: 'custom', path: [variable], message });
-  if (!('settings' in redis) || typeof queuePrefix === 'object') return z.NEVER;
+  if (!('settings' in redis) || typeof queuePrefix === 'object' || !('settings' in artifactStore)) return z.NEVER;
   return {
     ...env,
     ALLOW_PRIVATE_NETWORK: env.ALLOW_PRIVATE_NETWORK ?? env.NODE_ENV !== 'production',
@@ -160,8 +177,62 @@ const ResolvedEnvSchema = EnvSchema.transform((env, ctx) => {
     QUEUE_PREFIX: queuePrefix,
     /** Every REDIS_* variable as one value: what every role's connections are built from. */
     redis: redis.settings,
+    /** ARTIFACT_STORE and the S3_* variables as one value: what createArtifactStore (@botfleet/db) takes. */
+    artifactStore: artifactStore.settings,
   };
 });
+
+/** Where artifacts' content goes, as createArtifactStore (@botfleet/db) takes it. */
+export type ArtifactStoreSettings = { kind: 'postgres' } | ({ kind: 's3' } & S3Settings);
+
+export interface S3Settings {
+  bucket: string;
+  /** Unset: AWS S3 itself. */
+  endpoint?: string;
+  region: string;
+  /** Unset: the AWS SDK's own credential chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  forcePathStyle: boolean;
+}
+
+type ArtifactStoreVariables = Pick<
+  z.infer<typeof EnvSchema>,
+  | 'ARTIFACT_STORE'
+  | 'S3_BUCKET'
+  | 'S3_ENDPOINT'
+  | 'S3_REGION'
+  | 'S3_ACCESS_KEY_ID'
+  | 'S3_SECRET_ACCESS_KEY'
+  | 'S3_FORCE_PATH_STYLE'
+>;
+
+/** The rules between ARTIFACT_STORE and the S3_* variables, each broken one named by its variable. */
+function resolveArtifactStore(
+  env: ArtifactStoreVariables,
+): { settings: ArtifactStoreSettings } | { problems: { variable: string; message: string }[] } {
+  if (env.ARTIFACT_STORE === 'postgres') return { settings: { kind: 'postgres' } };
+  const problems: { variable: string; message: string }[] = [];
+  if (!env.S3_BUCKET) problems.push({ variable: 'S3_BUCKET', message: 'is required with ARTIFACT_STORE=s3' });
+  // One without the other would silently fall back to the SDK's chain for half a key pair.
+  if ((env.S3_ACCESS_KEY_ID === undefined) !== (env.S3_SECRET_ACCESS_KEY === undefined)) {
+    const missing = env.S3_ACCESS_KEY_ID === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY';
+    problems.push({ variable: missing, message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together' });
+  }
+  if (problems.length > 0 || !env.S3_BUCKET) return { problems };
+  return {
+    settings: {
+      kind: 's3',
+      bucket: env.S3_BUCKET,
+      endpoint: env.S3_ENDPOINT,
+      region: env.S3_REGION,
+      credentials:
+        env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+          ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+          : undefined,
+      forcePathStyle: env.S3_FORCE_PATH_STYLE,
+    },
+  };
+}
 
 export type Env = z.infer<typeof ResolvedEnvSchema>;
 

@@ -8,7 +8,24 @@ export interface KeysetCursor {
 
 /** The latest instant a JavaScript Date (and so a PostgreSQL timestamp bound through Prisma) holds. */
 const MAX_DATE_MS = 8.64e15;
-const BASE64URL = /^[A-Za-z0-9_-]{1,200}$/;
+
+/** Unix ms a cursor may carry: a whole number a Date (and a bound timestamp) can hold. */
+export const isCursorTime = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_DATE_MS;
+
+/**
+ * The JSON array a cursor encodes (base64url of JSON), or null when the text is not in the
+ * alphabet, longer than `maxLength`, not JSON or not an array. Each list checks the entries.
+ */
+export function decodeCursorArray(value: string, maxLength: number): unknown[] | null {
+  if (value.length < 1 || value.length > maxLength || !/^[A-Za-z0-9_-]+$/.test(value)) return null;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    return Array.isArray(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
 
 export function encodeCursor(cursor: KeysetCursor): string {
   return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
@@ -20,17 +37,9 @@ export function encodeCursor(cursor: KeysetCursor): string {
  * Everything that passes is safe to bind into SQL.
  */
 export function parseCursor(value: string): KeysetCursor | null {
-  if (!BASE64URL.test(value)) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-  } catch {
-    return null;
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2) return null;
-  const [createdAt, id] = parsed as unknown[];
-  if (typeof createdAt !== 'number' || !Number.isSafeInteger(createdAt) || createdAt < 0 || createdAt > MAX_DATE_MS)
-    return null;
-  if (typeof id !== 'string' || !isAnyId(id)) return null;
+  const parsed = decodeCursorArray(value, 200);
+  if (!parsed || parsed.length !== 2) return null;
+  const [createdAt, id] = parsed;
+  if (!isCursorTime(createdAt) || typeof id !== 'string' || !isAnyId(id)) return null;
   return { createdAt, id };
 }

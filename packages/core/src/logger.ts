@@ -18,11 +18,19 @@ const REDACT = [
   'headers.authorization',
 ];
 
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  return pino({
+export function createLogger(
+  options: {
+    level?: string;
+    name?: string;
+    /** Where the JSON lines go (default stdout); tests pass a stream to read what was logged. */
+    destination?: pino.DestinationStream;
+  } = {},
+): Logger {
+  const settings = {
     name: options.name ?? 'botfleet',
     level: options.level ?? 'info',
     redact: { paths: REDACT, censor: '[redacted]' },
     base: { pid: process.pid },
-  });
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }

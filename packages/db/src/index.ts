@@ -35,3 +35,6 @@ export {
 } from './create-database';
 export { isUniqueViolation, translateDatabaseError } from './database-errors';
 export * from './repositories';
+export * from './artifact-store';
+export * from './s3-artifact-store';
+export * from './create-artifact-store';

@@ -47,3 +47,15 @@ export async function queryPrepared<Row>(db: Db, statement: PreparedStatement, v
   }
   return db.$queryRawUnsafe<Row[]>(statement.text, ...values);
 }
+
+/**
+ * Runs a query unnamed on the client's pool, so PostgreSQL plans it with this call's values
+ * every time: for queries whose best plan depends on them, such as how many rows a search
+ * pattern matches, where a named statement may settle after five runs on one generic plan for
+ * every pattern. Inside a transaction it runs through Prisma like queryPrepared.
+ */
+export async function queryPlannedPerCall<Row>(db: Db, query: { text: string; values: unknown[] }): Promise<Row[]> {
+  const registered = pools.get(db);
+  if (registered) return (await registered.pool.query({ text: query.text, values: query.values })).rows as Row[];
+  return db.$queryRawUnsafe<Row[]>(query.text, ...query.values);
+}

@@ -1,4 +1,6 @@
 import { repeatedLog, settlesWithin, type Logger } from '@botfleet/core';
+import { publishExecutionNotices, type ExecutionNotice } from '@botfleet/queue';
+import type { EngineDeps } from './engine-deps';
 
 /** How long a command waits for its best-effort notices before it answers anyway. */
 const NOTIFY_WAIT_MS = 2_000;
@@ -49,4 +51,29 @@ export async function notifyBestEffort(
     }),
     NOTIFY_WAIT_MS,
   );
+}
+
+/**
+ * The live streams' notices of committed changes to runs (docs/live-runs.md), on the queues' own
+ * connection. A notice, like the others: the row is the truth, a lost one is made good by the
+ * run's next change, so the caller passes this to notifyBestEffort.
+ */
+export function publishRunChanges(
+  deps: Pick<EngineDeps, 'queues'>,
+  notices: Omit<ExecutionNotice, 'at'>[],
+): Promise<void> {
+  if (notices.length === 0) return Promise.resolve();
+  return publishExecutionNotices(deps.queues.connection, deps.queues.prefix, notices);
+}
+
+/** The notice of a run's new status (or attempt), from the row as the command wrote it. */
+export function statusNotice(row: {
+  id: string;
+  organizationId: string;
+  botId: string;
+  status: ExecutionNotice['status'];
+  attempt: number;
+}): Omit<ExecutionNotice, 'at'> {
+  const { id: executionId, organizationId, botId, status, attempt } = row;
+  return { executionId, organizationId, botId, status, attempt, changed: ['status'] };
 }

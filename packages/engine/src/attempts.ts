@@ -6,12 +6,14 @@ import {
   newArtifactId,
   requeueExecution as requeueExecutionRow,
   type ClaimedExecution,
+  type ExecutionAttemptEnd,
   type ProgressBatch,
 } from '@botfleet/db';
 import { executionRun, webhookDeliver } from '@botfleet/queue';
 import type { Job } from 'bullmq';
-import { notifyBestEffort } from './after-commit';
+import { notifyBestEffort, publishRunChanges, statusNotice } from './after-commit';
 import { INFRASTRUCTURE_FAILURE, infraRetriesLeft, maxInfraRetriesOf } from './caps';
+import { wakeNextProfileRun } from './profile-turns';
 import type { EngineDeps } from './engine-deps';
 
 /*
@@ -26,6 +28,11 @@ export type ExecutionClaim =
   | { kind: 'gone' }
   /** The organization is at its running cap: the row stays pending, the job should come back shortly. */
   | { kind: 'at-capacity' }
+  /**
+   * Another run of the execution's profile goes first: the row stays pending, the job waits in
+   * the delayed set (PROFILE_TURN_RECHECK_MS; the run before it wakes it when it ends).
+   */
+  | { kind: 'profile-busy' }
   /** Claimed, and the run may go ahead with `infraRetriesLeft` infrastructure retries in hand. */
   | { kind: 'claimed'; run: ClaimedExecution; infraRetriesLeft: number }
   /**
@@ -46,7 +53,10 @@ export async function claimExecution(deps: EngineDeps, executionId: string): Pro
     deps.settings?.maxRunningExecutionsPerOrg ?? null,
   );
   if (!claimed) return { kind: 'gone' };
-  if (claimed === 'at-capacity') return { kind: 'at-capacity' };
+  if (claimed === 'at-capacity' || claimed === 'profile-busy') return { kind: claimed };
+  await notifyBestEffort(deps.logger, { executionId }, [
+    publishRunChanges(deps, [statusNotice({ ...claimed, status: 'running' })]),
+  ]);
   const left = infraRetriesLeft(deps.settings, claimed);
   if (left >= 0) return { kind: 'claimed', run: claimed, infraRetriesLeft: left };
   const error = `${INFRASTRUCTURE_FAILURE}: the run's worker stopped or its browser failed ${claimed.infraRetries} times (EXECUTION_MAX_INFRA_RETRIES=${maxInfraRetriesOf(deps.settings)})`;
@@ -56,8 +66,12 @@ export async function claimExecution(deps: EngineDeps, executionId: string): Pro
 /** The attempt a completion or a requeue speaks for. */
 export interface AttemptRef {
   executionId: string;
+  /** The run's organization and bot, named in the live streams' notice of its end. */
+  organizationId: string;
   botId: string;
   attempt: number;
+  /** The run's profile: its next run is woken once this one has ended. */
+  profileId?: string | null;
 }
 
 /**
@@ -83,6 +97,7 @@ export async function completeExecution(
   attempt: AttemptRef,
   outcome: RunOutcome,
   progress: ProgressBatch,
+  profileState?: ExecutionAttemptEnd['profileState'],
 ): Promise<boolean> {
   let screenshotUrl: string | null = null;
   let stored: RunOutcome = outcome;
@@ -95,7 +110,16 @@ export async function completeExecution(
       if (outcome.screenshot) {
         const id = newArtifactId();
         const data = Buffer.from(outcome.screenshot.buffer, outcome.screenshot.byteOffset, outcome.screenshot.length);
-        progress.artifacts.push({ id, kind: 'failure-screenshot', contentType: 'image/png', data });
+        // Small and bounded: kept in the row whatever the artifact store, so the event's URL
+        // never waits on a bucket.
+        progress.artifacts.push({
+          id,
+          kind: 'failure-screenshot',
+          contentType: 'image/png',
+          data,
+          storageKey: null,
+          bytes: data.length,
+        });
         const urls = deps.artifactUrls;
         if (urls) screenshotUrl = createArtifactUrlSigner(urls.signingKey, urls.baseUrl, urls.ttlSeconds).sign(id);
       }
@@ -103,12 +127,25 @@ export async function completeExecution(
     case 'cancelled':
       break;
   }
-  const result = await endExecutionAttempt(deps.db, { ...attempt, outcome: stored, progress, screenshotUrl });
-  await notifyBestEffort(
-    deps.logger,
-    { executionId: attempt.executionId, status: storedStatusOf(outcome) },
-    result.deliveryIds.map((deliveryId) => webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 })),
-  );
+  const result = await endExecutionAttempt(deps.db, {
+    ...attempt,
+    outcome: stored,
+    progress,
+    screenshotUrl,
+    profileState: profileState ?? null,
+  });
+  const { profileId } = attempt;
+  const status = storedStatusOf(outcome);
+  // Not finished, a cancelled run may still have kept the output written up to its cancel:
+  // readers are told, and find whatever was kept.
+  const changed = result.finished ? (['status', 'steps', 'logs'] as const) : (['steps', 'logs'] as const);
+  await notifyBestEffort(deps.logger, { executionId: attempt.executionId, status }, [
+    publishRunChanges(deps, [
+      { ...statusNotice({ ...attempt, id: attempt.executionId, status }), changed: [...changed] },
+    ]),
+    ...result.deliveryIds.map((deliveryId) => webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 })),
+    ...(profileId ? [wakeNextProfileRun(deps, profileId)] : []),
+  ]);
   return result.finished;
 }
 
@@ -118,8 +155,18 @@ export async function completeExecution(
  * it back in BullMQ; the next claim starts the next attempt without counting an infrastructure
  * retry. False when the attempt no longer owns the run.
  */
-export async function requeueExecution(deps: EngineDeps, attempt: Omit<AttemptRef, 'botId'>): Promise<boolean> {
-  return requeueExecutionRow(deps.db, attempt.executionId, attempt.attempt);
+export async function requeueExecution(
+  deps: EngineDeps,
+  attempt: Pick<AttemptRef, 'executionId' | 'attempt'>,
+): Promise<boolean> {
+  const requeued = await requeueExecutionRow(deps.db, attempt.executionId, attempt.attempt);
+  if (!requeued) return false;
+  await notifyBestEffort(deps.logger, { executionId: attempt.executionId }, [
+    publishRunChanges(deps, [
+      statusNotice({ ...requeued, id: attempt.executionId, status: 'pending', attempt: attempt.attempt }),
+    ]),
+  ]);
+  return true;
 }
 
 /**
@@ -135,9 +182,13 @@ export async function failAbandonedExecution(
   if (!job || job.name !== executionRun.name) return;
   const payload = executionRun.schema.safeParse(job.data);
   if (!payload.success) return;
-  await failUnfinishedExecution(
+  const failed = await failUnfinishedExecution(
     deps.db,
     payload.data.executionId,
     `${INFRASTRUCTURE_FAILURE}: execution could not be completed: ${reason}`,
   );
+  if (failed)
+    await notifyBestEffort(deps.logger, { executionId: failed.id }, [
+      publishRunChanges(deps, [statusNotice({ ...failed, status: 'failed' })]),
+    ]);
 }

@@ -6,8 +6,9 @@ import {
   type Execution,
 } from '@botfleet/db';
 import { cancelChannel, executionRun, webhookDeliver } from '@botfleet/queue';
-import { notifyBestEffort } from './after-commit';
+import { notifyBestEffort, publishRunChanges, statusNotice } from './after-commit';
 import type { CancelDeps } from './engine-deps';
+import { wakeNextProfileRun } from './profile-turns';
 
 /*
  * A cancel makes the row final first, in one transaction with its `execution.cancelled`
@@ -32,7 +33,10 @@ export async function cancelExecution(
   await notifyBestEffort(deps.logger, { executionId: execution.id }, [
     deps.queues.get(executionRun.queue).remove(executionRun.jobIdOf({ executionId: execution.id })),
     deps.redis.publish(cancelChannel(deps.queues.prefix), execution.id),
+    publishRunChanges(deps, [statusNotice(execution)]),
     ...deliveryIds.map((deliveryId) => webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 })),
+    // A cancelled run no longer holds its profile's turn: the next one need not wait its recheck.
+    ...(execution.profileId ? [wakeNextProfileRun(deps, execution.profileId)] : []),
   ]);
   return execution;
 }
@@ -42,13 +46,18 @@ export async function cancelBotExecutions(
   deps: CancelDeps,
   input: { organizationId: string; botId: string; statuses: ('pending' | 'running')[] },
 ): Promise<number> {
-  const { executionIds, deliveryIds } = await cancelBotExecutionRows(deps.db, input);
+  const { executions, deliveryIds } = await cancelBotExecutionRows(deps.db, input);
+  const executionIds = executions.map((row) => row.id);
   const queue = deps.queues.get(executionRun.queue);
   await notifyBestEffort(deps.logger, { botId: input.botId, cancelled: executionIds.length }, [
     ...executionIds.map((executionId) => queue.remove(executionRun.jobIdOf({ executionId }))),
     ...(input.statuses.includes('running')
       ? executionIds.map((id) => deps.redis.publish(cancelChannel(deps.queues.prefix), id))
       : []),
+    publishRunChanges(
+      deps,
+      executions.map((row) => statusNotice({ ...row, organizationId: input.organizationId, botId: input.botId })),
+    ),
     ...deliveryIds.map((deliveryId) => webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 })),
   ]);
   return executionIds.length;

@@ -124,6 +124,10 @@ describe('triggers', () => {
     warn.mockRestore();
     expect(await runJob(execution.id)).toBeUndefined();
 
+    // The sweep takes rows last updated before it starts, as a millisecond Date, while the rows'
+    // now() keeps microseconds: a batch written in the sweep's own millisecond would be "not yet
+    // stale". Let the clock pass it first (CI saw the batch's two rows skipped).
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const swept = await sweepExecutions(deps, { pendingGraceMs: 0, organizationId });
     expect(swept.enqueued).toBeGreaterThanOrEqual(3);
     for (const id of [execution.id, ...batch]) expect(await runJob(id)).toBeDefined();
@@ -223,7 +227,7 @@ describe('attempts', () => {
     const execution = await createTestExecution(db, { botId: bot.id, organizationId });
     const claim = await claimExecution(deps, execution.id);
     if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
-    return { executionId: execution.id, botId: bot.id, attempt: claim.run.attempt };
+    return { executionId: execution.id, organizationId, botId: bot.id, attempt: claim.run.attempt };
   }
 
   it('store each typed outcome: a timeout as failed with its error, an empty extract as no data', async () => {
@@ -297,7 +301,7 @@ describe('deliveries', () => {
     const execution = await createTestExecution(db, { botId: bot.id, organizationId });
     const claim = await claimExecution(deps, execution.id);
     if (claim.kind !== 'claimed') throw new Error('not claimed');
-    const attempt = { executionId: execution.id, botId: bot.id, attempt: claim.run.attempt };
+    const attempt = { executionId: execution.id, organizationId, botId: bot.id, attempt: claim.run.attempt };
     await completeExecution(deps, attempt, { status: 'completed', data: { price: '9.99' } }, noProgress());
     const delivery = await db.webhookDelivery.findFirstOrThrow({ where: { executionId: execution.id } });
     return { id: delivery.id, botId: bot.id };

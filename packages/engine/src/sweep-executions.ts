@@ -1,5 +1,6 @@
 import { failUnfinishedExecution, listStaleUnfinishedExecutions } from '@botfleet/db';
 import { enqueueExecutionRuns, executionRun } from '@botfleet/queue';
+import { notifyBestEffort, publishRunChanges, statusNotice } from './after-commit';
 import { INFRASTRUCTURE_FAILURE } from './caps';
 import type { EngineDeps } from './engine-deps';
 import type { SweepOptions } from './sweep-options';
@@ -36,7 +37,13 @@ export async function sweepExecutions(
       // A running row without a live job, or a pending one whose job already ended: no worker
       // will ever finish it.
       const error = `${INFRASTRUCTURE_FAILURE}: execution was lost by its worker and could not be recovered`;
-      if (await failUnfinishedExecution(db, row.id, error)) failed++;
+      const lost = await failUnfinishedExecution(db, row.id, error);
+      if (lost) {
+        failed++;
+        await notifyBestEffort(logger, { executionId: lost.id }, [
+          publishRunChanges(deps, [statusNotice({ ...lost, status: 'failed' })]),
+        ]);
+      }
     }
   }
   if (enqueued + failed > 0) logger.info({ enqueued, failed }, 'execution sweep repaired rows');

@@ -12,7 +12,7 @@ import {
   type Execution,
 } from '@botfleet/db';
 import { enqueueExecutionRuns } from '@botfleet/queue';
-import { enqueueAfterCommit } from './after-commit';
+import { enqueueAfterCommit, notifyBestEffort, publishRunChanges, statusNotice } from './after-commit';
 import { assertBotActive, assertPendingCapacity, exceedsPendingCap, type PendingCapExceeded } from './caps';
 import type { EngineDeps } from './engine-deps';
 import { assertTriggerParams } from './trigger-params';
@@ -65,10 +65,14 @@ export async function triggerExecution(
   if (!created && execution.botId !== bot.id)
     throw new AppError('conflict', 'This Idempotency-Key was already used to trigger another bot');
 
-  if (created)
+  if (created) {
     await enqueueAfterCommit(deps.logger, { executionId: execution.id }, () =>
       enqueueExecutionRuns(deps.queues, input.organizationId, [execution.id]),
     );
+    await notifyBestEffort(deps.logger, { executionId: execution.id }, [
+      publishRunChanges(deps, [statusNotice(execution)]),
+    ]);
+  }
   return { execution, created };
 }
 
@@ -133,6 +137,13 @@ export async function triggerExecutionBatch(deps: EngineDeps, input: BatchInput)
   await enqueueAfterCommit(deps.logger, { botId: bot.id, runs: ids.length }, () =>
     enqueueExecutionRuns(deps.queues, input.organizationId, ids),
   );
+  const created = { organizationId: input.organizationId, botId: bot.id, status: 'pending', attempt: 0 } as const;
+  await notifyBestEffort(deps.logger, { botId: bot.id, runs: ids.length }, [
+    publishRunChanges(
+      deps,
+      ids.map((id) => statusNotice({ id, ...created })),
+    ),
+  ]);
   return ids;
 }
 
@@ -213,5 +224,9 @@ export async function triggerScheduledExecution(deps: EngineDeps, slot: Schedule
     await enqueueAfterCommit(deps.logger, { executionId: id, botId: slot.botId }, () =>
       enqueueExecutionRuns(deps.queues, slot.organizationId, [id]),
     );
+  if (outcome === 'fired')
+    await notifyBestEffort(deps.logger, { executionId: id, botId: slot.botId }, [
+      publishRunChanges(deps, [statusNotice(execution)]),
+    ]);
   return { outcome, execution };
 }

@@ -5,6 +5,7 @@ export * from './redis-connection';
 export * from './lua-script';
 export * from './queues';
 export * from './cancel-channel';
+export * from './execution-events';
 export * from './schedules';
 export * from './stop-worker';
 export * from './redis-ready';

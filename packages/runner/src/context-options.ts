@@ -75,3 +75,13 @@ export function buildContextOptions({
   if (blockServiceWorkers) options.serviceWorkers = 'block';
   return options;
 }
+
+/**
+ * The context option recording a run's HAR into `path` (capabilities.har; run-evidence.ts):
+ * Playwright writes it as the context closes. Without response bodies: with them a HAR of an
+ * ordinary run is megabytes (every script, image and font), and the request side (URLs, statuses,
+ * headers, posted forms, timings) is what a failure is read from.
+ */
+export function harRecordingOptions(path: string): NonNullable<BrowserContextOptions['recordHar']> {
+  return { path, content: 'omit', mode: 'full' };
+}

@@ -1,5 +1,5 @@
 import { quoteUrl, settlesWithin } from '@botfleet/core';
-import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext, Download, Page } from 'playwright-core';
 import { briefErrorMessage } from './error-message';
@@ -81,7 +81,7 @@ async function keep(download: Download, path: string, url: string, session: RunS
       session.log('warn', 'runner', `Dropped a download of ${url}: ${size} bytes, more than ${MAX_DOWNLOAD_BYTES}`);
       return;
     }
-    const id = await session.saveArtifact('download', DOWNLOAD_CONTENT_TYPE, await readFile(path));
+    const id = await session.saveArtifact('download', DOWNLOAD_CONTENT_TYPE, { path });
     session.log('info', 'runner', `Kept a download of ${url} (${size} bytes) as artifact ${id}`);
   } catch (error) {
     session.log('warn', 'runner', `Could not keep a download of ${url}: ${briefErrorMessage(error)}`);

@@ -16,3 +16,6 @@ export * from './run-execution';
 export * from './sandbox';
 export * from './codegen';
 export * from './output-budget';
+export * from './run-secrets';
+export { MAX_HAR_BYTES, MAX_TRACE_BYTES, STEP_SCREENSHOT_TIMEOUT_MS } from './run-evidence';
+export { MAX_PAGE_LOG_LINES, MAX_PAGE_LOG_LINE_CHARS } from './page-log';

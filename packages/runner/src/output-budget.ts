@@ -64,7 +64,8 @@ export class OutputBudget {
    */
   admitStep(result: StepResult): StepResult {
     const bytes = jsonBytes(result.data) + (result.error === null ? 0 : Buffer.byteLength(result.error));
-    const error = this.check(result.index, bytes, `the output of step ${result.index}`);
+    // Numbered from 1 in the message, as people count steps; the error's stepIndex stays 0-based.
+    const error = this.check(result.index, bytes, `the output of step ${result.index + 1}`);
     if (error === null) return result;
     return { ...result, status: 'failed', data: null, error: error.message };
   }

@@ -172,7 +172,7 @@ describe('runExecution', () => {
       });
       expect(outcome).toMatchObject({
         status: 'failed',
-        error: 'Step 2 (click "#missing") failed: Timeout 1000ms exceeded waiting for selector "#missing"',
+        error: 'Step 3 (click "#missing") failed: Timeout 1000ms exceeded waiting for selector "#missing"',
         stepIndex: 2,
       });
       const screenshot = (outcome as { screenshot: Buffer | null }).screenshot;

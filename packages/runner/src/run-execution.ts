@@ -4,7 +4,10 @@ import {
   NAVIGATION_WAIT_UNTIL,
   OutputTooLargeError,
   settlesWithin,
+  storageStateValues,
   URL_NOT_ALLOWED,
+  withTimeout,
+  type StorageState,
   type Capabilities,
   type FailedRunOutcome,
   type RunOutcome,
@@ -13,17 +16,20 @@ import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-cor
 import { installAdBlocking, loadAdBlocker, type AdBlocker } from './ad-blocker';
 import { installEgressGuard, type EgressGuard } from './egress-guard';
 import type { BrowserHost, BrowserLease } from './browser-host';
-import { buildContextOptions, redactProxyUrl } from './context-options';
+import { buildContextOptions, harRecordingOptions, redactProxyUrl } from './context-options';
 import { briefErrorMessage, isTimeoutError } from './error-message';
 import { executionTimedOutMessage, InfrastructureError, StepFailedError } from './errors';
 import { handleDownloads, type RunDownloads } from './downloads';
 import { captureFailureScreenshot } from './failure-screenshot';
 import { blockedNavigationMessage, installNavigationGuard } from './navigation-guard';
+import { watchPageLogs } from './page-log';
 import { NO_PROXIES_MESSAGE, type ProxyPool } from './proxy-pool';
 import type { RunSession } from './run-session';
 import { DEFAULT_OUTPUT_LIMITS, OutputBudget, type OutputLimits } from './output-budget';
+import { prepareRunEvidence, type EvidenceEnd, type RunEvidence } from './run-evidence';
 import { guardSession } from './session-guard';
 import { installWebRtcGuard } from './webrtc-guard';
+import { RunSecrets } from './run-secrets';
 
 /** What runs on the opened page: recorded steps, or a sandboxed script. Returns the extracted data. */
 export type ExecutionProgram = (page: Page, session: RunSession) => Promise<unknown>;
@@ -48,6 +54,12 @@ export interface RunExecutionOptions {
   signal?: AbortSignal | undefined;
   /** MAX_STEP_OUTPUT_BYTES and MAX_EXECUTION_OUTPUT_BYTES; the documented defaults when omitted. */
   outputLimits?: OutputLimits | undefined;
+  /**
+   * The run's browser session (manifest `session`): the profile's state the context starts from,
+   * and, when the run may save its end state, where that goes: called once before the context
+   * closes, unless the run was cancelled or its browser died.
+   */
+  browserState?: { initial: StorageState | null; keepEnd?: (state: StorageState) => void } | undefined;
 }
 
 /** capabilities.timeout (seconds) or the deployment default, in ms. */
@@ -56,6 +68,8 @@ export function executionTimeoutMs(capabilities: Capabilities, defaultTimeoutSec
 }
 
 const CONTEXT_CLOSE_TIMEOUT_MS = 5_000;
+/** How long reading the end state for the profile may take (cookies, storage, IndexedDB). */
+const END_STATE_TIMEOUT_MS = 10_000;
 
 /**
  * The hard stop fires this long after the deadline. Steps are bounded by the deadline themselves
@@ -86,7 +100,13 @@ export async function runExecution(options: RunExecutionOptions): Promise<RunOut
   const startedAt = Date.now();
   const deadline = Math.min(session.deadline, startedAt + options.timeoutMs);
   const timedOutMessage = executionTimedOutMessage(deadline - startedAt);
-  const fail = (error: string, stepIndex: number | null = null, screenshot: Buffer | null = null): RunOutcome => {
+  // Credential values the run fills, and the profile's cookie and storage values, never reach
+  // what the run stores: the guarded session redacts the program's writes, `fail` the error.
+  const secrets = new RunSecrets(session.credentials);
+  const initialState = options.browserState?.initial ?? null;
+  if (initialState) for (const value of storageStateValues(initialState)) secrets.add(value, 16);
+  const fail = (failure: string, stepIndex: number | null = null, screenshot: Buffer | null = null): RunOutcome => {
+    const error = secrets.redact(failure);
     session.log('error', 'runner', `Execution failed: ${error}`);
     return { status: 'failed', error, stepIndex, screenshot };
   };
@@ -110,6 +130,7 @@ export async function runExecution(options: RunExecutionOptions): Promise<RunOut
   let contextOptions: BrowserContextOptions;
   try {
     contextOptions = buildContextOptions({ capabilities, proxyUrl, blockServiceWorkers: blocker !== null });
+    if (initialState) contextOptions.storageState = initialState;
   } catch (error) {
     return fail(briefErrorMessage(error));
   }
@@ -121,26 +142,37 @@ export async function runExecution(options: RunExecutionOptions): Promise<RunOut
     throw new InfrastructureError(`Chromium could not be started: ${briefErrorMessage(error)}`, { cause: error });
   }
   const { browser } = lease;
+  let evidence: RunEvidence | null = null;
   let context: BrowserContext;
   try {
+    // The HAR is a context option: its path must exist before the context does.
+    evidence = await prepareRunEvidence({ capabilities, parentDir: lease.downloadsDir, session, secrets });
+    if (evidence?.harPath) contextOptions.recordHar = harRecordingOptions(evidence.harPath);
     context = await browser.newContext(contextOptions);
   } catch (error) {
+    await evidence?.finish(null);
     lease.release();
     throw new InfrastructureError(`Could not create a browser context: ${briefErrorMessage(error)}`, { cause: error });
   }
   if (proxyUrl) session.log('info', 'runner', `Routing browser traffic through proxy ${redactProxyUrl(proxyUrl)}`);
 
   const budget = new OutputBudget(options.outputLimits ?? DEFAULT_OUTPUT_LIMITS);
-  const guarded = guardSession(session, deadline, budget);
+  const guarded = guardSession(session, deadline, budget, secrets);
   let page: Page | null = null;
   let blockedRequests = 0;
   let onDisconnect: (() => void) | undefined;
   let onAbort: (() => void) | undefined;
   let downloads: RunDownloads | undefined;
+  // Whether the context still holds a run's end state worth saving (not cancelled, browser alive).
+  let endStateReadable = false;
+  let completed = false;
 
   try {
     // Every frame and popup of the run stays on web documents; each attempt to leave is logged.
     installNavigationGuard(context, (blocked) => session.log('warn', 'runner', blockedNavigationMessage(blocked)));
+    // Before the first page, so the trace and the page's logs start with its first request.
+    await evidence?.start(context);
+    watchPageLogs(context, guarded.session);
     downloads = await handleDownloads(context, {
       keep: capabilities.downloads === true,
       parentDir: lease.downloadsDir,
@@ -171,7 +203,10 @@ export async function runExecution(options: RunExecutionOptions): Promise<RunOut
         throw new NavigationFailed(`Could not open ${targetUrl}: ${briefErrorMessage(error)}`, { cause: error });
       }
       session.log('info', 'runner', `Opened ${targetUrl} in ${Date.now() - navigationStarted} ms`);
-      return options.program(page, guarded.session);
+      return options.program(
+        page,
+        capabilities.stepScreenshots ? { ...guarded.session, stepScreenshots: true } : guarded.session,
+      );
     })();
     // Whichever comes first: the program ends, the hard deadline, the browser dies, a cancel.
     let settled = await firstOrDeadline<Settled>(
@@ -204,15 +239,19 @@ export async function runExecution(options: RunExecutionOptions): Promise<RunOut
       });
     }
     if (settled.kind === 'cancelled') return { status: 'cancelled' };
+    endStateReadable = true;
     if (settled.kind === 'completed' || settled.kind === 'threw') {
       // The extracted data is stored with the run, so it counts against the run's bound too; an
       // output past a bound wins over whatever the program went on to do.
       const refused = budget.error ?? (settled.kind === 'completed' ? budget.admitData(settled.data) : null);
       if (refused) settled = { kind: 'threw', error: refused };
-      else if (settled.kind === 'completed') return { status: 'completed', data: settled.data };
+      else if (settled.kind === 'completed') {
+        completed = true;
+        return { status: 'completed', data: secrets.redactData(settled.data) };
+      }
     }
 
-    const screenshot = await captureFailureScreenshot(page);
+    const screenshot = await captureFailureScreenshot(page, { secrets });
     if (settled.kind === 'deadline') return timedOut(null, screenshot);
     const { error } = settled;
     if (error instanceof OutputTooLargeError) return fail(error.message, error.stepIndex, screenshot);
@@ -231,12 +270,35 @@ export async function runExecution(options: RunExecutionOptions): Promise<RunOut
     if (onDisconnect) browser.off('disconnected', onDisconnect);
     if (onAbort) options.signal?.removeEventListener('abort', onAbort);
     if (blockedRequests > 0) session.log('info', 'runner', `Blocked ${blockedRequests} ad and tracker requests`);
+    // What the run leaves behind (its end state for the profile, its trace and HAR) is read from a
+    // live context of a run that ended by itself: a cancelled run or a dead browser keeps none.
+    const kept = endStateReadable && browser.isConnected();
+    const keepEnd = options.browserState?.keepEnd;
+    if (keepEnd && kept) await readEndState(context, session, keepEnd);
+    const evidenceEnd: EvidenceEnd = kept ? { completed } : null;
+    await evidence?.finishTrace(context, evidenceEnd);
     // Downloads still being kept finish (briefly) before the context closes; then the run's
     // download directory goes.
     await downloads?.close();
     await closeContext(context);
+    // Playwright writes the HAR as the context closes.
+    await evidence?.finish(evidenceEnd);
     // Only now may a browser due for recycling close: this run is out of it.
     lease.release();
+  }
+}
+
+/** Hands the context's storage state (IndexedDB included) to `keep`; a failure to read it is logged. */
+async function readEndState(context: BrowserContext, session: RunSession, keep: (state: StorageState) => void) {
+  try {
+    const state = await withTimeout(
+      context.storageState({ indexedDB: true }),
+      END_STATE_TIMEOUT_MS,
+      'reading the browser state timed out',
+    );
+    keep(state as StorageState);
+  } catch (error) {
+    session.log('warn', 'runner', `The browser state could not be read to save: ${briefErrorMessage(error)}`);
   }
 }
 

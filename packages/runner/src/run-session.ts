@@ -1,4 +1,5 @@
-import type { ArtifactKind, LogLevel, LogSource, StepResult } from '@botfleet/core';
+import type { ArtifactContent, ArtifactKind, LogLevel, LogSource, StepResult } from '@botfleet/core';
+import type { CredentialSource, RunSecrets } from './run-secrets';
 
 export type { StepResult };
 
@@ -16,8 +17,16 @@ export interface RunSession {
   recordStep(result: StepResult): void;
   /** Appends a log line. Never pass secrets. */
   log(level: LogLevel, source: LogSource, message: string): void;
-  /** Stores a binary artifact (a screenshot, a kept download) and returns its id. */
-  saveArtifact(kind: ArtifactKind, contentType: string, data: Buffer): Promise<string>;
+  /**
+   * Stores an artifact (a screenshot, a kept download, a trace) and returns its id: bytes, or a
+   * file the artifact store streams from (the caller may delete it once this resolves).
+   */
+  saveArtifact(
+    kind: ArtifactKind,
+    contentType: string,
+    content: ArtifactContent,
+    options?: { stepIndex?: number },
+  ): Promise<string>;
   /**
    * The most one more output may take now, in bytes (see OutputBudget): reads inside the page
    * measure against it before transferring. Absent: unbounded (a session no run guards).
@@ -25,4 +34,13 @@ export interface RunSession {
   outputAllowance?(): number;
   /** Aborted once the run has a result: a program still going (an abandoned script) stops. */
   readonly signal?: AbortSignal;
+  /** The worker's side: opens the credentials `fill` steps name. Absent: a step that names one fails. */
+  readonly credentials?: CredentialSource;
+  /**
+   * The program's side (set by runExecution's guarded session): the run's secret values and
+   * masked elements; everything written through this session is already redacted with it.
+   */
+  readonly secrets?: RunSecrets;
+  /** The program's side (set by runExecution): keep a screenshot after every recorded step (capabilities.stepScreenshots). */
+  readonly stepScreenshots?: boolean;
 }

@@ -1,4 +1,5 @@
 import type { OutputBudget } from './output-budget';
+import type { RunSecrets } from './run-secrets';
 import type { RunSession } from './run-session';
 
 export interface GuardedSession {
@@ -12,9 +13,15 @@ export interface GuardedSession {
  * every step output and log line is admitted by the run's output budget (the one place outputs
  * are accounted: nothing over a bound reaches the worker's session, see OutputBudget), and once
  * the run has a result (say it timed out while a step still hung) nothing the abandoned program
- * does later can add steps, logs or artifacts to the finished execution.
+ * does later can add steps, logs or artifacts to the finished execution. Every step output and log
+ * line is redacted first (RunSecrets): no credential value the run filled is ever stored.
  */
-export function guardSession(session: RunSession, deadline: number, budget: OutputBudget): GuardedSession {
+export function guardSession(
+  session: RunSession,
+  deadline: number,
+  budget: OutputBudget,
+  secrets: RunSecrets,
+): GuardedSession {
   const ended = new AbortController();
   const open = () => !ended.signal.aborted;
   return {
@@ -22,22 +29,29 @@ export function guardSession(session: RunSession, deadline: number, budget: Outp
       params: session.params,
       deadline,
       signal: ended.signal,
+      secrets,
       recordStep: (result) => {
         if (!open()) return;
-        session.recordStep(budget.admitStep(result));
+        const redacted = {
+          ...result,
+          data: secrets.redactData(result.data),
+          error: result.error === null ? null : secrets.redact(result.error),
+        };
+        session.recordStep(budget.admitStep(redacted));
         // Past a bound the run is over at once: the program's next write (say a "step
         // completed" log line for the step just refused) must not land.
         if (budget.error) ended.abort();
       },
-      log: (level, source, message) => {
+      log: (level, source, line) => {
+        const message = secrets.redact(line);
         const admitted = open() ? budget.admitLog(message) : null;
         // The line saying logs are cut is the system's, not the program's.
         if (admitted === message) session.log(level, source, admitted);
         else if (admitted !== null) session.log('warn', 'system', admitted);
       },
-      saveArtifact: (kind, contentType, data) =>
+      saveArtifact: (kind, contentType, content, options) =>
         open()
-          ? session.saveArtifact(kind, contentType, data)
+          ? session.saveArtifact(kind, contentType, content, options)
           : Promise.reject(new Error('The execution has already ended')),
       outputAllowance: () => budget.stepAllowance(),
     },

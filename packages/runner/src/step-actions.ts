@@ -12,6 +12,11 @@ export async function performStep(page: Page, step: Step, timeoutMs: number, ses
     timeoutMs,
     saveArtifact: (kind, contentType, data) => session.saveArtifact(kind, contentType, data),
     maxOutputBytes: session.outputAllowance?.() ?? Number.POSITIVE_INFINITY,
+    credentialValue: (value, targetSelector) =>
+      session.secrets
+        ? session.secrets.credentialValue(value, targetSelector)
+        : Promise.reject(new Error(`credential ${value.credential} cannot be used here: no credentials in this run`)),
+    screenshot: (options) => page.screenshot({ ...options, mask: session.secrets?.masksOn(page) ?? [] }),
   });
   return output ?? null;
 }

@@ -202,7 +202,7 @@ describe('runSteps', () => {
     expect(error).toBeInstanceOf(StepFailedError);
     expect((error as StepFailedError).stepIndex).toBe(2);
     expect((error as StepFailedError).message).toBe(
-      'Step 2 (click "#missing") failed: Timeout 500ms exceeded waiting for selector "#missing"',
+      'Step 3 (click "#missing") failed: Timeout 500ms exceeded waiting for selector "#missing"',
     );
     expect(session.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'failed']);
     expect(session.steps[2]!.error).not.toContain('Call log');
@@ -216,7 +216,7 @@ describe('runSteps', () => {
       createMemorySession(),
     ).catch((e: unknown) => e as Error);
     expect(error.message).toMatch(
-      /^Step 0 \(click "#hidden"\) failed: Timeout 2000ms exceeded waiting for "#hidden" to be ready \(element is not visible\)$/,
+      /^Step 1 \(click "#hidden"\) failed: Timeout 2000ms exceeded waiting for "#hidden" to be ready \(element is not visible\)$/,
     );
   });
 
@@ -228,7 +228,7 @@ describe('runSteps', () => {
       createMemorySession(),
     ).catch((e: unknown) => e as Error);
     expect(error.message).toBe(
-      'Step 0 (extract x ".nope") failed: Timeout 300ms exceeded waiting for selector ".nope"',
+      'Step 1 (extract x ".nope") failed: Timeout 300ms exceeded waiting for selector ".nope"',
     );
   });
 

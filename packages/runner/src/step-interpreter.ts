@@ -10,6 +10,7 @@ import {
 import type { Page } from 'playwright-core';
 import { briefErrorMessage, isTimeoutError, stripAnsi } from './error-message';
 import { StepFailedError } from './errors';
+import { keepStepScreenshot } from './run-evidence';
 import type { RunSession } from './run-session';
 import { performStep } from './step-actions';
 
@@ -43,8 +44,9 @@ export async function runSteps(
     // The run already has its result (an output past a bound, the hard stop): stop here.
     if (session.signal?.aborted) break;
     const step = fillTemplates(rawStep, session.params);
-    // Named from the unfilled step: params may carry secrets (a password to fill).
-    const label = `Step ${rawStep.index} (${describeStep(rawStep)})`;
+    // Named from the unfilled step: params may carry secrets (a password to fill). People count
+    // steps from 1 (the console's list, its failure text); `index` stays 0-based as data.
+    const label = `Step ${rawStep.index + 1} (${describeStep(rawStep)})`;
     const startedAt = Date.now();
     const outcome = await attemptStep(page, step, session, options.defaultStepTimeoutMs ?? DEFAULT_STEP_TIMEOUT_MS);
     const durationMs = Date.now() - startedAt;
@@ -55,16 +57,19 @@ export async function runSteps(
       if (dataKey !== undefined) data[dataKey] = outcome.data;
       session.recordStep({ ...base, status: 'completed', data: outcome.data, error: null });
       session.log('info', 'runner', `${label} completed in ${durationMs} ms`);
+      if (session.stepScreenshots) await keepStepScreenshot(page, session, rawStep.index);
       continue;
     }
     // Once the execution's deadline has passed, an optional step cannot let the run go on.
     if (rawStep.optional && !outcome.deadlineExceeded) {
       session.recordStep({ ...base, status: 'skipped', data: null, error: outcome.message });
       session.log('warn', 'runner', `${label} skipped (optional): ${outcome.message}`);
+      if (session.stepScreenshots) await keepStepScreenshot(page, session, rawStep.index);
       continue;
     }
     session.recordStep({ ...base, status: 'failed', data: null, error: outcome.message });
     session.log('error', 'runner', `${label} failed: ${outcome.message}`);
+    if (session.stepScreenshots) await keepStepScreenshot(page, session, rawStep.index);
     throw new StepFailedError(rawStep.index, `${label} failed: ${outcome.message}`, {
       deadlineExceeded: outcome.deadlineExceeded,
       cause: outcome.cause,

@@ -5,3 +5,5 @@ export type { Client } from './generated/client';
 export * from './api-error';
 export * from './create-client';
 export * from './wait-for-execution';
+export * from './results-export';
+export * from './follow-events';

@@ -1,3 +1,4 @@
+import { followExecutionEvents } from './follow-events';
 import type { Client } from './generated/client';
 import { getExecution } from './generated/sdk.gen';
 import type { Execution } from './generated/types.gen';
@@ -8,8 +9,8 @@ const IN_FLIGHT = new Set<Execution['status']>(['pending', 'running']);
 export interface WaitOptions {
   /** Give up (and throw) after this long; default 5 minutes. */
   timeoutMs?: number;
-  /** Time between polls; default 1 s. */
-  intervalMs?: number;
+  /** Stops waiting early (the call then throws ExecutionWaitTimeout with the run as it stands). */
+  signal?: AbortSignal;
 }
 
 export class ExecutionWaitTimeout extends Error {
@@ -22,19 +23,26 @@ export class ExecutionWaitTimeout extends Error {
   }
 }
 
-/** Polls an execution until it is no longer pending or running, and answers it. */
+/**
+ * Waits for an execution to be no longer pending or running, and answers it. It follows the run's
+ * event stream (one connection, resumed if it drops) rather than polling.
+ */
 export async function waitForExecution(
   client: Client,
   executionId: string,
   options: WaitOptions = {},
 ): Promise<Execution> {
   const timeoutMs = options.timeoutMs ?? 300_000;
-  const intervalMs = options.intervalMs ?? 1_000;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { data } = await getExecution({ client, path: { executionId }, throwOnError: true });
-    if (!IN_FLIGHT.has(data.status)) return data;
-    if (Date.now() >= deadline) throw new ExecutionWaitTimeout(data, timeoutMs);
-    await new Promise((resolve) => setTimeout(resolve, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  let last: Execution | undefined;
+  for await (const event of followExecutionEvents(client, executionId, { signal })) {
+    if (event.event === 'status') last = event.data;
+    // The final status precedes the end.
+    if (event.event === 'end' && last && !IN_FLIGHT.has(last.status)) return last;
   }
+  // Stopped by the deadline (or the caller): the run as it stands now.
+  const { data } = await getExecution({ client, path: { executionId }, throwOnError: true });
+  if (!IN_FLIGHT.has(data.status)) return data;
+  throw new ExecutionWaitTimeout(data, timeoutMs);
 }

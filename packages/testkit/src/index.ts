@@ -13,3 +13,4 @@ export * from './redis-server';
 export * from './redis-topologies';
 export * from './recording-sites';
 export * from './pgbouncer';
+export * from './s3-server';

@@ -45,7 +45,10 @@ it('renders the operations in Chromium without a request leaving 127.0.0.1', asy
     });
     const base = `http://127.0.0.1:${port}`;
     await page.goto(`${base}/docs`);
-    await page.getByText('List the organization’s bots, newest first').first().waitFor({ timeout: 30_000 });
+    await page
+      .getByText('List the organization’s bots: search, filter by tag and status, sort', { exact: false })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.getByText('Delete a bot with its executions').first().waitFor({ timeout: 10_000 });
     // The other sections are listed (collapsed until opened).
     await page.getByText('Execution results', { exact: true }).first().waitFor({ timeout: 10_000 });

@@ -105,7 +105,14 @@ describe('cross-cutting HTTP behaviour', () => {
       expect.arrayContaining(['id', 'name', 'targetUrl', 'kind', 'status', 'tags', 'createdAt']),
     );
     expect(res.body.paths['/bots/{botId}/manifest'].put['x-permission']).toBe('write');
-    expect(res.body.paths['/bots'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['limit', 'cursor']);
+    expect(res.body.paths['/bots'].get.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'limit',
+      'cursor',
+      'q',
+      'tag',
+      'status',
+      'sort',
+    ]);
   });
 });
 

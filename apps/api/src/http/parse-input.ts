@@ -1,9 +1,30 @@
-import { AppError } from '@botfleet/core';
+import { AppError, type ValidationIssue } from '@botfleet/core';
 import type { z } from 'zod';
 import { toValidationIssues, validationError } from './validation-issues';
 
 /** Marks a zod issue as "this value can name nothing": the request answers 404, not 400. */
 export const CANNOT_EXIST = 'cannotExist';
+
+/**
+ * Where a query string carries NUL, if anywhere. PostgreSQL's text cannot hold it, so a query
+ * value with one is refused here for every route (as the JSON body parser does for bodies)
+ * rather than fail as a 500 where a repository binds it.
+ */
+function nulIn(value: unknown, path: string[]): ValidationIssue | null {
+  if (typeof value === 'string') {
+    return value.includes('\u0000')
+      ? { path: path.join('.') || '(root)', message: 'must not contain NUL characters' }
+      : null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = key.includes('\u0000')
+      ? { path: [...path, key.replaceAll('\u0000', '\\u0000')].join('.'), message: 'must not contain NUL characters' }
+      : nulIn(inner, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}
 
 /** Parses one part of a request (path, query, body); failures are a 400 naming each field. */
 export function parseInput<S extends z.ZodType>(
@@ -11,6 +32,8 @@ export function parseInput<S extends z.ZodType>(
   value: unknown,
   where: 'path' | 'query' | 'body',
 ): z.output<S> {
+  const nul = where === 'query' ? nulIn(value, []) : null;
+  if (nul) throw validationError([nul], where);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw validationError(toValidationIssues(result.error), where);

@@ -40,6 +40,16 @@ export interface RouteResponseSpec {
   headers?: Record<string, string>;
   /** The body's media type when it is not JSON (an artifact's `image/png`); documented as binary. */
   mediaType?: string;
+  /**
+   * For an event stream (`mediaType: 'text/event-stream'`): one event of it (`event`, `id`,
+   * `data`), documented as the stream's schema as OpenAPI tools expect for Server-Sent Events.
+   */
+  events?: z.ZodType;
+  /**
+   * Media types the handler may answer instead of the JSON of `schema` (an export's `text/csv`),
+   * written by the handler itself on `res` and answered `handled: true`; documented as text.
+   */
+  alsoMediaTypes?: readonly string[];
   /** An error response's code, when the status has several (409: `conflict` or `limit_reached`). */
   code?: ErrorCode;
 }
@@ -117,7 +127,8 @@ type SuccessStatus<R extends RouteResponses> = Exclude<keyof R & number, ErrorSt
 type ResultOf<S extends number, Spec extends RouteResponseSpec> = Spec extends { mediaType: string }
   ? { status: S; handled: true }
   : Spec extends { schema: infer Body extends z.ZodType }
-    ? { status: S; body: z.output<Body>; headers?: Record<string, string> }
+    ? | { status: S; body: z.output<Body>; headers?: Record<string, string> }
+      | (Spec extends { alsoMediaTypes: readonly string[] } ? { status: S; handled: true } : never)
     : { status: S; body?: undefined; headers?: Record<string, string> };
 
 /**

@@ -90,3 +90,24 @@ it('lists only the shared responses and tags in use', () => {
   expect(doc.tags).toEqual([{ name: 'Widgets' }]);
   expect(doc.info.version).toBe('9.9.9');
 });
+
+it('documents the other media types a JSON response may be answered in', () => {
+  const exported = defineRoute(
+    {
+      method: 'get',
+      path: '/widgets/export',
+      operationId: 'exportWidgets',
+      tag: 'Widgets',
+      summary: 'Every widget, as JSON or CSV',
+      permission: 'read',
+      responses: { 200: { description: 'The widgets', schema: z.array(Widget), alsoMediaTypes: ['text/csv'] } },
+    },
+    async () => ({ status: 200, handled: true }) as const,
+  );
+  const document = buildOpenApiDocument([exported], { version: '9.9.9', serverUrl: '/api/v1' });
+  const operation = (document.paths['/widgets/export'] as Record<string, Operation>).get!;
+  expect(operation.responses['200']!.content).toEqual({
+    'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/TestWidget' } } },
+    'text/csv': { schema: { type: 'string' } },
+  });
+});

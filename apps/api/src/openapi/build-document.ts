@@ -223,13 +223,21 @@ function operationOf(collector: SchemaCollector, def: AnyDefinition, used: Set<E
       responses[status] = {
         description: spec.description,
         headers,
-        content: { [spec.mediaType]: { schema: { type: 'string', format: 'binary' } } },
+        content: {
+          [spec.mediaType]: {
+            schema: spec.events ? collector.toSchema(spec.events, 'output') : { type: 'string', format: 'binary' },
+          },
+        },
       };
     } else if (spec.schema) {
+      const alternatives = (spec.alsoMediaTypes ?? []).map((type) => [type, { schema: { type: 'string' } }]);
       responses[status] = {
         description: spec.description,
         headers,
-        content: { 'application/json': { schema: collector.toSchema(spec.schema, 'output') } },
+        content: {
+          'application/json': { schema: collector.toSchema(spec.schema, 'output') },
+          ...Object.fromEntries(alternatives),
+        },
       };
     } else if (Number(status) >= 400) {
       // A route's own error (its 409, say) still has the envelope.
@@ -288,6 +296,10 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Executions: 'Runs of a bot: trigger, follow, cancel.',
   'Execution results': 'What a run produced: step outputs, extracted data, failures, logs and screenshots.',
   Webhooks: 'Deliveries of extracted data to a bot’s webhook, with every attempt.',
+  Profiles:
+    'Browser profiles: cookies, localStorage and IndexedDB that survive runs (manifest `session`); ' +
+    'reads show origins and counts, never values.',
+  Credentials: 'Logins for `fill` steps: username, password and TOTP secret; the password and secret are write-only.',
   'API keys': 'The organization’s API keys.',
   Organization: 'The caller’s organization: the limits the operator set it, and what it uses of them.',
 };

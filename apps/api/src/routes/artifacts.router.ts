@@ -1,5 +1,6 @@
 import { AppError, createArtifactUrlSigner, notFound } from '@botfleet/core';
-import { findArtifact } from '@botfleet/db';
+import { ArtifactContentMissing, createPostgresArtifactStore, findArtifact } from '@botfleet/db';
+import { pipeline } from 'node:stream/promises';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { ArtifactSignatureQuerySchema } from './artifacts.contract';
@@ -11,6 +12,7 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
     deps.settings.publicBaseUrl,
     deps.settings.screenshotUrlTtlSeconds,
   );
+  const store = deps.artifactStore ?? createPostgresArtifactStore();
   return [
     defineRoute(
       {
@@ -36,6 +38,11 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
         }
         const artifact = await findArtifact(deps.db, params.artifactId);
         if (!artifact) throw notFound('Artifact');
+        // Opened before anything is sent, so a store that cannot serve it still gets the envelope.
+        const content = await store.open(artifact).catch((error: unknown) => {
+          if (error instanceof ArtifactContentMissing) throw notFound('Artifact');
+          throw error;
+        });
         res.setHeader('Content-Type', artifact.contentType);
         // A download is whatever a page chose to serve: it is saved, never rendered on the API's
         // origin (nor sniffed into HTML, nor allowed to run anything if a browser tried).
@@ -43,8 +50,16 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
         res.setHeader('X-Content-Type-Options', 'nosniff');
         res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'");
         res.setHeader('Cache-Control', 'private, max-age=300');
-        res.setHeader('Content-Length', String(artifact.data.length));
-        res.status(200).end(Buffer.from(artifact.data));
+        res.setHeader('Content-Length', String(artifact.data?.length ?? artifact.bytes));
+        res.status(200);
+        // Streamed from the store (a trace in S3 is never whole in memory). Past the headers an
+        // error can only cut the response short, which the client sees as a short body.
+        await pipeline(content, res).catch((error: unknown) => {
+          deps.logger.warn(
+            { err: error instanceof Error ? error.message : String(error), artifactId: artifact.id },
+            'artifact download ended early',
+          );
+        });
         return { status: 200, handled: true } as const;
       },
     ),

@@ -32,8 +32,12 @@ describe('POST /api/v1/bots', () => {
       tags: ['shop', 'daily'],
       description: 'daily prices',
       retry: { attempts: 0, delaySeconds: 0 },
+      version: 1,
       createdAt: expect.any(Number),
       updatedAt: expect.any(Number),
+      lastRunAt: null,
+      lastExecution: null,
+      schedule: null,
     });
     expect(res.body.createdAt).toBeGreaterThanOrEqual(before - 1000);
     expect(res.body.createdAt).toBeLessThanOrEqual(Date.now() + 1000);
@@ -96,7 +100,18 @@ describe('GET /api/v1/bots', () => {
       expect(res.status).toBe(200);
       expect(res.body.data.length).toBeLessThanOrEqual(3);
       for (const bot of res.body.data)
-        expect(Object.keys(bot).sort()).toEqual(['createdAt', 'id', 'kind', 'name', 'status', 'tags', 'targetUrl']);
+        expect(Object.keys(bot).sort()).toEqual([
+          'createdAt',
+          'id',
+          'kind',
+          'lastExecution',
+          'lastRunAt',
+          'name',
+          'schedule',
+          'status',
+          'tags',
+          'targetUrl',
+        ]);
       seen.push(...res.body.data.map((b: { id: string }) => b.id));
       cursor = res.body.nextCursor;
       pages++;

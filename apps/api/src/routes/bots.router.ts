@@ -1,16 +1,30 @@
 import { MAX_RECORDING_BYTES, notFound, UpdateBotSchema } from '@botfleet/core';
-import { createBot, deleteBot, listBots, updateBot } from '@botfleet/db';
+import {
+  createBot,
+  createPostgresArtifactStore,
+  deleteBot,
+  findBotListing,
+  listBots,
+  newBotListing,
+  updateBot,
+} from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { createBotFromRecording } from '../services/bot-from-recording';
 import { toBotDetail, toBotSummary } from '../views/bot.view';
 import { toPageView } from '../views/collection.view';
-import { BotDetailSchema, BotSummarySchema, CreateBotRequestSchema, CreatedBotSchema } from './bots.contract';
-import { pageOf, PaginationQuerySchema } from './common.contract';
+import {
+  BotDetailSchema,
+  BotListQuerySchema,
+  BotSummarySchema,
+  CreateBotRequestSchema,
+  CreatedBotSchema,
+} from './bots.contract';
+import { pageOf } from './common.contract';
 import { BotParams } from './path-params';
-import { botOfCaller } from './resource-loaders';
+import { botListingOfCaller } from './resource-loaders';
 
-export function botRoutes({ db }: ApiDeps): Route[] {
+export function botRoutes({ db, logger, artifactStore = createPostgresArtifactStore() }: ApiDeps): Route[] {
   return [
     defineRoute(
       {
@@ -18,15 +32,18 @@ export function botRoutes({ db }: ApiDeps): Route[] {
         path: '/bots',
         operationId: 'listBots',
         tag: 'Bots',
-        summary: 'List the organization’s bots, newest first',
+        summary:
+          'List the organization’s bots: search, filter by tag and status, sort; each with its last run and schedule',
         permission: 'read',
-        query: PaginationQuerySchema,
+        query: BotListQuerySchema,
         responses: { 200: { description: 'A page of bots', schema: pageOf(BotSummarySchema) } },
       },
       async ({ auth, query }) => {
         const page = await listBots(db, auth.organizationId, {
           limit: query.limit,
+          sort: query.sort,
           cursor: query.cursor,
+          filter: { q: query.q, tags: query.tag, status: query.status },
         });
         return { status: 200, body: toPageView(page, toBotSummary) };
       },
@@ -43,6 +60,10 @@ export function botRoutes({ db }: ApiDeps): Route[] {
         bodyLimitBytes: MAX_RECORDING_BYTES,
         responses: {
           201: { description: 'The created bot', schema: CreatedBotSchema, headers: { Location: 'Path of the bot' } },
+          404: {
+            description: 'The recording’s `credentials` name a credential the organization does not have',
+            code: 'not_found',
+          },
         },
       },
       async ({ auth, body }) => {
@@ -50,13 +71,13 @@ export function botRoutes({ db }: ApiDeps): Route[] {
         if (recording !== undefined) {
           const { bot, warnings } = await createBotFromRecording(db, auth.organizationId, { ...body, recording });
           const location = { Location: `/api/v1/bots/${bot.id}` };
-          return { status: 201, body: { ...toBotDetail(bot), warnings }, headers: location };
+          return { status: 201, body: { ...toBotDetail(newBotListing(bot)), warnings }, headers: location };
         }
         const { name, targetUrl } = body;
         // The schema requires both without a recording; this only tells TypeScript.
         if (name === undefined || targetUrl === undefined) throw new Error('name and targetUrl are required');
         const bot = await createBot(db, auth.organizationId, { ...body, name, targetUrl });
-        return { status: 201, body: toBotDetail(bot), headers: { Location: `/api/v1/bots/${bot.id}` } };
+        return { status: 201, body: toBotDetail(newBotListing(bot)), headers: { Location: `/api/v1/bots/${bot.id}` } };
       },
     ),
     defineRoute(
@@ -68,7 +89,7 @@ export function botRoutes({ db }: ApiDeps): Route[] {
         summary: 'Get a bot',
         permission: 'read',
         params: BotParams,
-        load: { bot: botOfCaller },
+        load: { bot: botListingOfCaller },
         responses: { 200: { description: 'The bot', schema: BotDetailSchema } },
       },
       async ({ bot }) => ({ status: 200, body: toBotDetail(bot) }),
@@ -86,7 +107,9 @@ export function botRoutes({ db }: ApiDeps): Route[] {
         responses: { 200: { description: 'The updated bot', schema: BotDetailSchema } },
       },
       async ({ auth, params, body }) => {
-        const bot = await updateBot(db, auth.organizationId, params.botId, body);
+        const updated = await updateBot(db, auth.organizationId, params.botId, body);
+        // Read again as GET shows it, with its last run and schedule (null: deleted meanwhile).
+        const bot = updated && (await findBotListing(db, auth.organizationId, params.botId));
         if (!bot) throw notFound('Bot');
         return { status: 200, body: toBotDetail(bot) };
       },
@@ -103,7 +126,18 @@ export function botRoutes({ db }: ApiDeps): Route[] {
         responses: { 204: { description: 'Deleted' } },
       },
       async ({ auth, params }) => {
-        if (!(await deleteBot(db, auth.organizationId, params.botId))) throw notFound('Bot');
+        const deleted = await deleteBot(db, auth.organizationId, params.botId);
+        if (!deleted) throw notFound('Bot');
+        // The rows are gone whatever happens here: an object left behind costs storage, not a
+        // wrong answer, so a failure is logged rather than answered.
+        await artifactStore
+          .remove(deleted.storageKeys)
+          .catch((error: unknown) =>
+            logger.error(
+              { err: error instanceof Error ? error.message : String(error), botId: params.botId },
+              "the deleted bot's artifacts could not be removed from the artifact store",
+            ),
+          );
         return { status: 204 };
       },
     ),

@@ -38,13 +38,15 @@ export const ExtractSchema = z.object({ data: z.unknown() });
 export type ExtractView = z.infer<typeof ExtractSchema>;
 
 /** One artifact of an execution, with a signed URL to fetch it without an API key. */
-export const ArtifactViewSchema = z.object({
-  id: z.string(),
-  kind: ArtifactKindSchema,
-  stepIndex: z.number().int().optional().describe('The step that made it, when known'),
-  contentType: z.string(),
-  bytes: z.number().int(),
-  createdAt: TimestampSchema,
-  url: z.string().describe('Signed URL; expires after SCREENSHOT_URL_TTL_SECONDS'),
-});
+export const ArtifactViewSchema = z
+  .object({
+    id: z.string(),
+    kind: ArtifactKindSchema,
+    stepIndex: z.number().int().optional().describe('The step that made it, when known'),
+    contentType: z.string(),
+    bytes: z.number().int(),
+    createdAt: TimestampSchema,
+    url: z.string().describe('Signed URL; expires after SCREENSHOT_URL_TTL_SECONDS'),
+  })
+  .meta({ id: 'Artifact' });
 export type ArtifactView = z.infer<typeof ArtifactViewSchema>;

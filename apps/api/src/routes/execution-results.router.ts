@@ -8,6 +8,7 @@ import {
 } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
+import { botRunPages, sendExport, singleRunPages } from '../services/results-export';
 import { toArtifactView } from '../views/artifact.view';
 import { toListView } from '../views/collection.view';
 import { toExtractView } from '../views/extract.view';
@@ -22,8 +23,14 @@ import {
   LogEntrySchema,
   StepOutputSchema,
 } from './execution-results.contract';
-import { ExecutionParams, StepOutputParams } from './path-params';
-import { executionOfCaller, executionWithDataOfCaller } from './resource-loaders';
+import { BotParams, ExecutionParams, StepOutputParams } from './path-params';
+import { botOfCaller, executionOfCaller, executionWithDataOfCaller } from './resource-loaders';
+import {
+  BotResultsQuerySchema,
+  EXPORT_MEDIA_TYPES,
+  ExtractQuerySchema,
+  ResultRecordsSchema,
+} from './results-export.contract';
 
 export function executionResultRoutes(deps: ApiDeps): Route[] {
   const { db } = deps;
@@ -77,14 +84,75 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
         operationId: 'getExtract',
         tag: 'Execution results',
         summary: 'Extracted data of a completed execution (404 until it completed with data)',
+        description:
+          'JSON by default (`{ "data": ... }` as stored). `format=csv` or `format=jsonl` answers the data as ' +
+          'records, as a results export does (`itemsPath`, `fields`; see GET /bots/{botId}/results), as a download.',
         permission: 'read',
         params: ExecutionParams,
+        query: ExtractQuerySchema,
         load: { execution: executionWithDataOfCaller },
-        responses: { 200: { description: 'The data', schema: ExtractSchema } },
+        responses: {
+          200: {
+            description: 'The data; with `format`, its records as CSV or JSON Lines',
+            schema: ExtractSchema,
+            alsoMediaTypes: EXPORT_MEDIA_TYPES,
+          },
+        },
       },
-      async ({ execution }) => {
-        if (execution.status !== 'completed' || execution.extractedData === null) throw notFound('Extracted data');
-        return { status: 200, body: toExtractView(execution) };
+      async ({ execution, query, res }) => {
+        if (execution.status !== 'completed' || execution.extractedData === null || !execution.completedAt) {
+          throw notFound('Extracted data');
+        }
+        if (query.format === 'json') return { status: 200, body: toExtractView(execution) };
+        await sendExport(res, {
+          format: query.format,
+          shape: { itemsPath: query.itemsPath, fields: query.fields },
+          runs: singleRunPages({ ...execution, completedAt: execution.completedAt }),
+          filename: `${execution.id}-extract`,
+          logger: deps.logger,
+          context: { executionId: execution.id },
+        });
+        return { status: 200, handled: true } as const;
+      },
+    ),
+    defineRoute(
+      {
+        method: 'get',
+        path: '/bots/:botId/results',
+        operationId: 'exportBotResults',
+        tag: 'Execution results',
+        summary: 'The extracted data of the bot’s completed runs, oldest first, streamed as JSON, JSON Lines or CSV',
+        description:
+          'One record per run (or per item of the array at `itemsPath`): the data object with `executionId` and ' +
+          '`completedAt` added. Runs count by `completedAt` within [`from`, `to`), up to when the request ' +
+          'arrived; runs that completed without data are left out. CSV (RFC 4180) has a header row and flattens ' +
+          'nested fields with dots, arrays by index (`products.0.name`); without `fields` its columns are every ' +
+          'name the records have (a first pass reads them; past 2,000 the request answers 400 asking for `fields`). ' +
+          'Any size streams in constant memory. See docs/results-export.md.',
+        permission: 'read',
+        params: BotParams,
+        query: BotResultsQuerySchema,
+        load: { bot: botOfCaller },
+        responses: {
+          200: {
+            description: 'The records, as a download (Content-Disposition: attachment)',
+            schema: ResultRecordsSchema,
+            alsoMediaTypes: EXPORT_MEDIA_TYPES,
+          },
+        },
+      },
+      async ({ bot, query, res }) => {
+        // Runs completing while the export streams are left out, so a CSV's two passes see the same runs.
+        const to = new Date(Math.min(query.to?.getTime() ?? Number.POSITIVE_INFINITY, Date.now()));
+        await sendExport(res, {
+          format: query.format,
+          shape: { itemsPath: query.itemsPath, fields: query.fields },
+          runs: botRunPages(db, bot.id, { ...(query.from ? { from: query.from } : {}), to }),
+          filename: `${bot.id}-results`,
+          logger: deps.logger,
+          context: { botId: bot.id },
+        });
+        return { status: 200, handled: true } as const;
       },
     ),
     defineRoute(
@@ -129,7 +197,7 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
         operationId: 'listArtifacts',
         tag: 'Execution results',
         summary:
-          'Files the execution kept (screenshots; downloads with capabilities.downloads), each with a signed URL',
+          'Files the execution kept (screenshots; downloads, traces, HARs and step screenshots when its capabilities ask), each with a signed URL',
         permission: 'read',
         params: ExecutionParams,
         load: { execution: executionOfCaller },

@@ -28,10 +28,16 @@ export const ExecutionSchema = z
   .object({
     id: z.string(),
     botId: z.string(),
+    botName: z.string().describe('The bot’s name as it is now (a renamed bot’s runs show the new name)'),
     status: ExecutionStatusSchema,
     trigger: ExecutionTriggerSchema,
     params: z.record(z.string(), z.unknown()),
     rerunOf: z.string().optional().describe('For trigger "rerun": the execution this one reruns'),
+    botVersion: z
+      .number()
+      .int()
+      .min(1)
+      .describe('The bot’s version when the run was triggered: the steps, scripts and manifest it runs'),
     attempt: z
       .number()
       .int()
@@ -53,9 +59,11 @@ export const ExecutionSchema = z
       {
         id: 'exe_7Hq2Lw9vB3cN',
         botId: 'bot_2x4Jf8kQ1mZ7',
+        botName: 'Price watcher',
         status: 'completed',
         trigger: 'api',
         params: { sku: '42' },
+        botVersion: 3,
         attempt: 1,
         createdAt: 1767225600000,
         startedAt: 1767225600150,

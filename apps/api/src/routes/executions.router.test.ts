@@ -44,9 +44,12 @@ describe('POST /api/v1/bots/:botId/executions', () => {
     expect(execution.body).toEqual({
       id: res.body.executionId,
       botId,
+      botName: 'a',
       status: 'pending',
       trigger: 'api',
       params: { query: 'boots', maxPrice: 20.5, pages: 2, express: false },
+      // Version 1 is the bot as created; its manifest's parameters made version 2.
+      botVersion: 2,
       attempt: 1,
       createdAt: expect.any(Number),
       startedAt: null,

@@ -105,7 +105,8 @@ export function executionRoutes(deps: ApiDeps): Route[] {
           filter: filterOf(query),
         });
         const now = Date.now();
-        return { status: 200, body: toPageView(page, (e) => toExecutionView(e, now)) };
+        // The bot is loaded already: its name needs no join.
+        return { status: 200, body: toPageView(page, (e) => toExecutionView({ ...e, botName: bot.name }, now)) };
       },
     ),
     defineRoute(
@@ -245,7 +246,7 @@ export function executionRoutes(deps: ApiDeps): Route[] {
       async ({ bot }) => {
         const execution = await latestExecution(db, bot.id);
         if (!execution) throw notFound('Execution');
-        return { status: 200, body: toExecutionView(execution) };
+        return { status: 200, body: toExecutionView({ ...execution, botName: bot.name }) };
       },
     ),
     defineRoute(
@@ -300,7 +301,7 @@ export function executionRoutes(deps: ApiDeps): Route[] {
           organizationId: auth.organizationId,
           executionId: execution.id,
         });
-        return { status: 200, body: toExecutionView(cancelled) };
+        return { status: 200, body: toExecutionView({ ...cancelled, botName: execution.botName }) };
       },
     ),
   ];

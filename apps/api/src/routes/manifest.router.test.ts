@@ -30,7 +30,7 @@ describe('manifest', () => {
     const botId = await newBot();
     const res = await get(botId);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ capabilities: {}, webhook: null, parameters: [] });
+    expect(res.body).toEqual({ capabilities: {}, webhook: null, parameters: [], session: null });
   });
 
   it('replaces the sections sent and keeps the others', async () => {
@@ -44,6 +44,7 @@ describe('manifest', () => {
       parameters,
       // The default events are shown although the PUT left them out (contract part 2).
       webhook: { url: 'https://hooks.example/in', auth: 'none', dataPath: 'items.0', events: ['execution.completed'] },
+      session: null,
     });
     expect((await get(botId)).body).toEqual(res.body);
 

@@ -1,7 +1,7 @@
 import { loadManifest, modifyManifest } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { applyManifestUpdate } from '../services/manifest.service';
+import { applyManifestUpdate, checkSessionProfile } from '../services/manifest.service';
 import { toManifestView } from '../views/manifest.view';
 import { ManifestSchema, ManifestUpdateSchema } from './manifest.contract';
 import { BotParams } from './path-params';
@@ -30,6 +30,9 @@ export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
         operationId: 'updateManifest',
         tag: 'Manifest',
         summary: 'Replace manifest sections; absent sections stay, omitted or masked secrets are kept',
+        description:
+          'A `session` section names a browser profile of the organization (404 `not_found` otherwise, and nothing ' +
+          'changes); `"session": null` removes it.',
         permission: 'write',
         params: BotParams,
         body: ManifestUpdateSchema,
@@ -38,7 +41,10 @@ export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
       },
       async ({ auth, bot, body }) => {
         // Locked read-merge-write, so two concurrent PUTs cannot interleave theirs.
-        const manifest = await modifyManifest(db, bot.id, (current) => applyManifestUpdate(secretBox, current, body));
+        const manifest = await modifyManifest(db, bot.id, async (current, tx) => {
+          await checkSessionProfile(tx, auth.organizationId, body);
+          return applyManifestUpdate(secretBox, current, body);
+        });
         return { status: 200, body: toManifestView(manifest, auth.permission) };
       },
     ),

@@ -1,15 +1,21 @@
 import { notFound } from '@botfleet/core';
 import {
   findBot,
+  findBotListing,
   findBotForTrigger,
+  findCredential,
   findDeliveryOfOrganization,
   findExecution,
   findExecutionSummary,
+  findProfile,
   findScript,
   type Bot,
+  type BotListing,
   type BotForTrigger,
+  type Credential,
   type Execution,
-  type ExecutionSummary,
+  type NamedExecutionSummary,
+  type ProfileWithOrigins,
   type Script,
 } from '@botfleet/db';
 import type { LoaderInput, ResourceLoader } from '../http/route';
@@ -38,6 +44,11 @@ export const botOfCaller = loaderOf<BotPath, Bot>('Bot', ({ db, auth, params }) 
   findBot(db, auth.organizationId, params.botId),
 );
 
+/** The bot of `:botId` as GET /bots lists it: with its last run and schedule. */
+export const botListingOfCaller = loaderOf<BotPath, BotListing>('Bot', ({ db, auth, params }) =>
+  findBotListing(db, auth.organizationId, params.botId),
+);
+
 /** The bot of `:botId` as a trigger needs it (status and declared parameters), in one query. */
 export const botToTrigger = loaderOf<BotPath, BotForTrigger>('Bot', ({ db, auth, params }) =>
   findBotForTrigger(db, auth.organizationId, params.botId),
@@ -49,7 +60,7 @@ export const scriptOfCaller = loaderOf<BotPath & { scriptId: string }, Script>('
 );
 
 /** The execution of `:executionId`, without its extracted data (the routes that show it load it). */
-export const executionOfCaller = loaderOf<ExecutionPath, ExecutionSummary>('Execution', ({ db, auth, params }) =>
+export const executionOfCaller = loaderOf<ExecutionPath, NamedExecutionSummary>('Execution', ({ db, auth, params }) =>
   findExecutionSummary(db, auth.organizationId, params.executionId),
 );
 
@@ -62,4 +73,14 @@ export const deliveryOfCaller = loaderOf<{ deliveryId: string }, DeliveryWithAtt
 /** The execution of `:executionId` with its extracted data. */
 export const executionWithDataOfCaller = loaderOf<ExecutionPath, Execution>('Execution', ({ db, auth, params }) =>
   findExecution(db, auth.organizationId, params.executionId),
+);
+
+/** The browser profile of `:profileId`, with the summary of its latest state. */
+export const profileOfCaller = loaderOf<{ profileId: string }, ProfileWithOrigins>('Profile', ({ db, auth, params }) =>
+  findProfile(db, auth.organizationId, params.profileId),
+);
+
+/** The credential of `:credentialId`, sealed fields included (its view shows only whether they are set). */
+export const credentialOfCaller = loaderOf<{ credentialId: string }, Credential>('Credential', ({ db, auth, params }) =>
+  findCredential(db, auth.organizationId, params.credentialId),
 );

@@ -167,6 +167,13 @@ describe('execution filters and the organization-wide list', () => {
       [done.id, waiting.body.executionId, rerun.body.executionId, other.body.executionId].sort(),
     );
     expect(ids(await get(`/executions?botId=${b}`, o))).toEqual([other.body.executionId]);
+    // Each run carries its bot's name (joined by the list's read), so a reader needs no read per bot.
+    const named = (await get(`/executions`, o)).body.data.map((e: { botId: string; botName: string }) => [
+      e.botId,
+      e.botName,
+    ]);
+    expect(new Set(named.map(String))).toEqual(new Set([`${a},a`, `${b},b`]));
+    expect((await get(`/executions/${other.body.executionId}`, o)).body.botName).toBe('b');
     expect(ids(await get(`/executions?status=pending&trigger=api`, o))).toEqual(
       [waiting.body.executionId, other.body.executionId].sort(),
     );

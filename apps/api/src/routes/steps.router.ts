@@ -3,6 +3,11 @@ import { loadSteps, replaceStepsAndScript } from '@botfleet/db';
 import { generateScript } from '@botfleet/runner';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
+import {
+  checkCredentialReferences,
+  checkStepCredentials,
+  credentialReferencesOfBindings,
+} from '../services/credential-references';
 import { toListView } from '../views/collection.view';
 import { BotParams } from './path-params';
 import { botOfCaller } from './resource-loaders';
@@ -49,6 +54,9 @@ export function stepRoutes({ db }: ApiDeps): Route[] {
         summary:
           'Replace the steps with a Chrome DevTools Recorder recording (regenerates the generated script); ' +
           'a recording with a step that cannot run (400 invalid_recording) changes nothing',
+        description:
+          'The recording’s `credentials` bind recorded `change` steps to a credential’s field: the imported ' +
+          '`fill` takes its value from the credential, and the recorded text is dropped.',
         permission: 'write',
         params: BotParams,
         body: RecordingSchema,
@@ -56,8 +64,10 @@ export function stepRoutes({ db }: ApiDeps): Route[] {
         load: { bot: botOfCaller },
         responses: { 200: { description: 'The new steps, and what was skipped', schema: ImportResponseSchema } },
       },
-      async ({ bot, body }) => {
+      async ({ auth, bot, body }) => {
         const imported = importRecording(body, { targetUrl: bot.targetUrl });
+        // The import's only credential fills are the bound ones: checked where the recording names them.
+        await checkCredentialReferences(db, auth.organizationId, credentialReferencesOfBindings(body.credentials));
         const steps = indexSteps(imported.steps);
         await replaceStepsAndScript(db, bot.id, steps, generateScript(steps));
         return { status: 200, body: { ...toListView(await loadSteps(db, bot.id)), warnings: imported.warnings } };
@@ -76,8 +86,9 @@ export function stepRoutes({ db }: ApiDeps): Route[] {
         load: { bot: botOfCaller },
         responses: { 200: { description: 'The new steps', schema: StepsResponseSchema } },
       },
-      async ({ bot, body }) => {
+      async ({ auth, bot, body }) => {
         const steps = indexSteps(body.steps);
+        await checkStepCredentials(db, auth.organizationId, steps);
         await replaceStepsAndScript(db, bot.id, steps, generateScript(steps));
         return { status: 200, body: toListView(await loadSteps(db, bot.id)) };
       },

@@ -1,5 +1,5 @@
-import { createTestExecution } from '@botfleet/db/testing';
-import { newArtifactId, writeProgress } from '@botfleet/db';
+import { artifactInRow, createTestExecution } from '@botfleet/db/testing';
+import { writeProgress } from '@botfleet/db';
 import request from 'supertest';
 import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
@@ -215,13 +215,8 @@ describe('GET /executions/:id/artifacts', () => {
       steps: [],
       logs: [],
       artifacts: [
-        { id: newArtifactId(), kind: 'screenshot', contentType: 'image/png', data: Buffer.from('png') },
-        {
-          id: newArtifactId(),
-          kind: 'download',
-          contentType: 'application/octet-stream',
-          data: Buffer.from('<html><script>alert(1)</script></html>'),
-        },
+        artifactInRow('screenshot', 'image/png', Buffer.from('png')),
+        artifactInRow('download', 'application/octet-stream', Buffer.from('<html><script>alert(1)</script></html>')),
       ],
     });
 

@@ -9,6 +9,7 @@ import {
 import { createBotWithSteps, type Bot, type Db } from '@botfleet/db';
 import { generateScript } from '@botfleet/runner';
 import type { CreateBotRequest } from '../routes/bots.contract';
+import { checkCredentialReferences, credentialReferencesOfBindings } from './credential-references';
 
 /** Name of a bot made from a recording whose title is empty. */
 const UNTITLED = 'Imported recording';
@@ -36,6 +37,7 @@ export async function createBotFromRecording(
       { path: 'targetUrl', message: `'${targetUrl.slice(0, 200)}' is not an absolute http(s) URL`, in: 'body' },
     ]);
   }
+  await checkCredentialReferences(db, organizationId, credentialReferencesOfBindings(recording.credentials));
   const name = fields.name ?? (imported.title.trim().slice(0, 200) || UNTITLED);
   const steps = indexSteps(imported.steps);
   const bot = await createBotWithSteps(

@@ -1,11 +1,13 @@
 import {
+  AppError,
+  isIdOf,
   MASKED_SECRET,
   type SecretBox,
   type StoredWebhook,
   type ValidationIssue,
   type WebhookInput,
 } from '@botfleet/core';
-import type { StoredManifest } from '@botfleet/db';
+import { holdProfileOfOrganization, type Db, type StoredManifest } from '@botfleet/db';
 import { validationError } from '../http/validation-issues';
 import type { ManifestUpdate } from '../routes/manifest.contract';
 
@@ -45,6 +47,8 @@ export function applyManifestUpdate(box: SecretBox, current: StoredManifest, upd
   const next: StoredManifest = { ...current };
   if (update.capabilities !== undefined) next.capabilities = update.capabilities;
   if (update.parameters !== undefined) next.parameters = update.parameters;
+  // The profile was checked by the caller (checkSessionProfile), inside the same transaction.
+  if (update.session !== undefined) next.session = update.session;
   // Writing the webhook section (or removing it) is how a disabled webhook is enabled again: the
   // user has seen why it stopped and says where to send now.
   const fresh = { webhookDisabledAt: null, webhookDisabledReason: null, webhookFailingSince: null };
@@ -60,4 +64,18 @@ export function applyManifestUpdate(box: SecretBox, current: StoredManifest, upd
     });
   }
   return next;
+}
+
+/**
+ * A `session` section must name a profile of the caller's organization: else 404, naming it (the
+ * same answer for another organization's profile as for none). The profile is held until the
+ * manifest's transaction ends, so it cannot be deleted in between.
+ */
+export async function checkSessionProfile(tx: Db, organizationId: string, update: ManifestUpdate): Promise<void> {
+  const profileId = update.session?.profileId;
+  if (profileId === undefined) return;
+  if (isIdOf('prf', profileId) && (await holdProfileOfOrganization(tx, organizationId, profileId))) return;
+  throw new AppError('not_found', `Profile '${profileId}' not found`, [
+    { path: 'session.profileId', message: 'is not a profile of this organization' },
+  ]);
 }

@@ -5,7 +5,7 @@ import {
   type Permission,
   type RedisSettings,
 } from '@botfleet/core';
-import { createApiKey, createPrismaClient, type PrismaClient } from '@botfleet/db';
+import { createApiKey, createPrismaClient, type ArtifactStore, type PrismaClient } from '@botfleet/db';
 import { createTestOrganization, testDatabaseUrl } from '@botfleet/db/testing';
 import { createOps } from '@botfleet/ops';
 import { createQueues, closeRedis, createRedisConnection, type Queues } from '@botfleet/queue';
@@ -15,6 +15,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../app';
 import type { ApiDeps, ApiSettings } from '../deps';
+import { startLiveEvents } from '../live/start-live-events';
 import { startApi } from '../start-api';
 
 export interface TestOrg {
@@ -55,6 +56,8 @@ export interface ApiHarnessOptions {
   redis?: RedisSettings;
   /** Defaults to a prefix of this harness's own. */
   queuePrefix?: string;
+  /** Where artifacts' content lies; PostgreSQL when omitted. The caller closes it. */
+  artifactStore?: ArtifactStore;
 }
 
 /**
@@ -70,28 +73,34 @@ export async function createApiHarness(
   const redis = createRedisConnection(redisSettings, 'producer');
   redis.on('error', () => undefined);
   const queues = createQueues(redis, options.queuePrefix ?? uniqueQueuePrefix());
+  const logger = createLogger({ level: 'silent' });
+  const settings: ApiSettings = {
+    bodyLimitBytes: 1024 * 1024,
+    requestTimeoutMs: 30_000,
+    publicBaseUrl: 'http://botfleet.test',
+    minScheduleIntervalSeconds: 60,
+    screenshotUrlTtlSeconds: 3600,
+    urlSigningKey: randomBytes(32),
+    rateLimitPerMinute: 0,
+    // Test receivers listen on loopback.
+    allowPrivateNetwork: true,
+    webhookTimeoutMs: 2_000,
+    ...overrides,
+  };
+  // The live fan-out hears the queue prefix's notices, as the API process's does.
+  const live = startLiveEvents({ db, logger, settings, redis: redisSettings, queuePrefix: queues.prefix });
   const deps: ApiDeps = {
     db,
     redis,
     queues,
-    logger: createLogger({ level: 'silent' }),
+    liveEvents: live.live,
+    logger,
     secretBox: createSecretBox(randomBytes(32)),
+    artifactStore: options.artifactStore,
     // The process's metrics and readiness, as the launcher hands them over: tests serve them with
     // startOpsServer, the way OPS_PORT does (the API's own port never serves /metrics).
     ops: createOps(),
-    settings: {
-      bodyLimitBytes: 1024 * 1024,
-      requestTimeoutMs: 30_000,
-      publicBaseUrl: 'http://botfleet.test',
-      minScheduleIntervalSeconds: 60,
-      screenshotUrlTtlSeconds: 3600,
-      urlSigningKey: randomBytes(32),
-      rateLimitPerMinute: 0,
-      // Test receivers listen on loopback.
-      allowPrivateNetwork: true,
-      webhookTimeoutMs: 2_000,
-      ...overrides,
-    },
+    settings,
   };
   const app = createApp(deps);
   const servers: { stop(): Promise<void> }[] = [];
@@ -135,6 +144,7 @@ export async function createApiHarness(
         secretBox: deps.secretBox,
         port: 0,
         settings: { ...deps.settings, ...overrides },
+        artifactStore: deps.artifactStore,
         ops: deps.ops,
       });
       servers.push(api);
@@ -142,6 +152,7 @@ export async function createApiHarness(
     },
     async close() {
       await Promise.all(servers.map((server) => server.stop()));
+      await live.stop();
       await queues.close();
       await closeRedis(redis);
       await db.$disconnect();

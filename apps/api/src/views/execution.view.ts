@@ -1,17 +1,19 @@
-import type { Execution, ExecutionSummary } from '@botfleet/db';
+import type { Execution, NamedExecutionSummary } from '@botfleet/db';
 import type { ExecutionView, TriggerReceipt } from '../routes/executions.contract';
 import { ms } from './time';
 
-export function toExecutionView(execution: ExecutionSummary, now = Date.now()): ExecutionView {
+export function toExecutionView(execution: NamedExecutionSummary, now = Date.now()): ExecutionView {
   const started = ms(execution.startedAt);
   const completed = ms(execution.completedAt);
   return {
     id: execution.id,
     botId: execution.botId,
+    botName: execution.botName,
     status: execution.status,
     trigger: execution.trigger,
     params: (execution.params ?? {}) as Record<string, unknown>,
     ...(execution.rerunOf === null ? {} : { rerunOf: execution.rerunOf }),
+    botVersion: execution.botVersion,
     // The claim counter is 0 until a worker first claims the run, which is still the first try.
     attempt: Math.max(execution.attempt, 1),
     createdAt: execution.createdAt.getTime(),

@@ -19,5 +19,5 @@ export function toManifestView(stored: StoredManifest, viewer: Permission): Mani
           : {}),
       }
     : null;
-  return { capabilities: stored.capabilities, webhook, parameters: stored.parameters };
+  return { capabilities: stored.capabilities, webhook, parameters: stored.parameters, session: stored.session };
 }

@@ -6,6 +6,10 @@ import { ms } from './time';
 const NEXT_RUNS = 5;
 
 /** A paused bot's schedule does not fire, so it has no next run even while `active` is kept. */
+export function nextRunOf(schedule: Pick<Schedule, 'active' | 'nextRunAt'>, bot: Pick<Bot, 'status'>): Date | null {
+  return schedule.active && bot.status === 'active' ? schedule.nextRunAt : null;
+}
+
 export function toScheduleView(schedule: Schedule | null, bot: Pick<Bot, 'status'>): ScheduleView {
   if (!schedule)
     return {
@@ -19,8 +23,7 @@ export function toScheduleView(schedule: Schedule | null, bot: Pick<Bot, 'status
       lastRunAt: null,
       nextRuns: [],
     };
-  const fires = schedule.active && bot.status === 'active';
-  const nextRunAt = fires ? schedule.nextRunAt : null;
+  const nextRunAt = nextRunOf(schedule, bot);
   return {
     interval: schedule.intervalSeconds,
     cron: schedule.cron,

@@ -7,6 +7,7 @@ import {
   updateManifest,
   type Bot,
   type BotSummary,
+  type ListBotsData,
   type Recording,
   type Step,
   type UpdateManifestData,
@@ -29,19 +30,80 @@ function describeBot(bot: Bot): string {
   ]);
 }
 
-/** `botfleet bots list [--limit n] [--cursor c]`: one page, newest first. */
+type BotSort = NonNullable<NonNullable<ListBotsData['query']>['sort']>;
+type BotStatus = BotSummary['status'];
+/** Every sort the API document names, checked against it by the compiler. */
+const BOT_SORTS = Object.keys({
+  '-createdAt': true,
+  createdAt: true,
+  name: true,
+  '-lastRunAt': true,
+} satisfies Record<BotSort, true>);
+const isBotSort = (value: string): value is BotSort => BOT_SORTS.includes(value);
+const isBotStatus = (value: string): value is BotStatus => value === 'active' || value === 'paused';
+
+/** The newest run as the list shows it: when and how it went; when it was deleted since, only when. */
+function lastRunOf(bot: BotSummary): string {
+  if (bot.lastExecution) return `${timestamp(bot.lastExecution.createdAt)} ${bot.lastExecution.status}`;
+  return bot.lastRunAt === null ? 'never' : timestamp(bot.lastRunAt);
+}
+
+/** Quotes a value for the "More:" line when a shell would split or expand it. */
+const shellWord = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * `botfleet bots list [--q|--search text] [--tag t]... [--status s] [--sort s] [--limit n] [--cursor c]`:
+ * one page, newest first unless sorted otherwise, with each bot's last run.
+ */
 export async function listBotsCommand({ client, output, args }: CommandContext): Promise<void> {
-  const { values } = parseArgs({ args, options: { limit: { type: 'string' }, cursor: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      q: { type: 'string' },
+      search: { type: 'string' },
+      tag: { type: 'string', multiple: true },
+      status: { type: 'string' },
+      sort: { type: 'string' },
+    },
+  });
   const limit = values.limit === undefined ? undefined : Number(values.limit);
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
     throw new UsageError('--limit must be a whole number from 1 to 100');
   }
-  const { data } = await listBots({ client, query: { limit, cursor: values.cursor }, throwOnError: true });
+  if (values.q !== undefined && values.search !== undefined) throw new UsageError('give --q or --search, not both');
+  const q = values.q ?? values.search;
+  const { status, sort } = values;
+  if (status !== undefined && !isBotStatus(status)) throw new UsageError('--status is active or paused');
+  if (sort !== undefined && !isBotSort(sort)) throw new UsageError(`--sort is one of ${BOT_SORTS.join(', ')}`);
+  const filters = { q, tag: values.tag, status, sort };
+  const { data } = await listBots({ client, query: { limit, cursor: values.cursor, ...filters }, throwOnError: true });
   print(output, data, (page) => {
     if (page.data.length === 0) return 'No bots.';
-    const rows = page.data.map((bot: BotSummary) => [bot.id, bot.status, bot.kind, bot.name, bot.targetUrl]);
-    const more = page.nextCursor ? `\nMore: botfleet bots list --cursor ${page.nextCursor}` : '';
-    return table([['ID', 'STATUS', 'KIND', 'NAME', 'TARGET URL'], ...rows]) + more;
+    const rows = page.data.map((bot: BotSummary) => [
+      bot.id,
+      bot.status,
+      bot.kind,
+      bot.name,
+      lastRunOf(bot),
+      bot.targetUrl,
+    ]);
+    // The next page needs the same filters and sort: the cursor continues this listing only.
+    // `--name=value` so a value starting with a dash (--sort=-lastRunAt) stays a value.
+    const next = (cursor: string) =>
+      [
+        ...(q !== undefined ? [`--q=${q}`] : []),
+        ...(values.tag ?? []).map((tag) => `--tag=${tag}`),
+        ...(status ? [`--status=${status}`] : []),
+        ...(sort ? [`--sort=${sort}`] : []),
+        ...(limit !== undefined ? [`--limit=${limit}`] : []),
+        `--cursor=${cursor}`,
+      ]
+        .map(shellWord)
+        .join(' ');
+    const more = page.nextCursor ? `\nMore: botfleet bots list ${next(page.nextCursor)}` : '';
+    return table([['ID', 'STATUS', 'KIND', 'NAME', 'LAST RUN', 'TARGET URL'], ...rows]) + more;
   });
 }
 

@@ -1,5 +1,7 @@
 import {
   ExecutionWaitTimeout,
+  followExecutionEvents,
+  followOrganizationEvents,
   getExecution,
   getExtract,
   getFailure,
@@ -9,7 +11,10 @@ import {
   triggerExecution,
   waitForExecution,
   type Execution,
+  type ExecutionStatus,
   type Failure,
+  type OrganizationStreamEvent,
+  type RunStreamEvent,
 } from '@botfleet/sdk';
 import { parseArgs } from 'node:util';
 import type { CommandContext } from '../context';
@@ -45,7 +50,7 @@ function describeRun({ execution, data, failure }: RunReport): string {
   if (data !== undefined) lines.push(`data: ${JSON.stringify(data, null, 2)}`);
   if (failure) {
     lines.push(`error: ${failure.error}`);
-    if (failure.stepIndex !== null) lines.push(`failed step: ${failure.stepIndex}`);
+    if (failure.stepIndex !== null) lines.push(`failed step: ${failure.stepIndex + 1}`);
     if (failure.screenshotUrl) lines.push(`screenshot: ${failure.screenshotUrl}`);
   }
   return lines.join('\n');
@@ -158,4 +163,88 @@ export async function runDeliveriesCommand({ client, output, args }: CommandCont
         ]),
   );
   return EXIT.ok;
+}
+
+const STATUSES: readonly ExecutionStatus[] = ['pending', 'running', 'completed', 'failed', 'cancelled'];
+
+/** A signal that aborts on Ctrl-C (or SIGTERM): a watch ends cleanly instead of dying mid-line. */
+function interruption(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+function describeRunEvent(event: RunStreamEvent): string {
+  switch (event.event) {
+    case 'status': {
+      const run = event.data;
+      return `${timestamp(Date.now())} status ${run.status} (attempt ${run.attempt})`;
+    }
+    case 'step': {
+      const step = event.data;
+      const error = step.error ? `: ${step.error}` : '';
+      return `${timestamp(step.startedAt)} step   ${step.index + 1} ${step.action} ${step.status} ${step.duration} ms${error}`;
+    }
+    case 'log': {
+      const line = event.data;
+      return `${timestamp(line.timestamp)} log    ${line.level.padEnd(5)} ${line.source.padEnd(6)} ${line.message}`;
+    }
+    case 'end':
+      return `${timestamp(Date.now())} end    ${event.data.status}`;
+  }
+}
+
+function describeStatusChange({ data }: OrganizationStreamEvent): string {
+  return `${timestamp(data.updatedAt)} ${data.executionId} ${data.botId} ${data.status} (attempt ${data.attempt})`;
+}
+
+/**
+ * `botfleet runs watch <executionId>`: the run as it goes, from its event stream (status, each
+ * step, each log line), then its data or failure; exits like `runs trigger --wait`. With --json,
+ * one event per line. `botfleet runs watch --all [--bot B] [--status S,...]`: the organization's
+ * runs' status changes until Ctrl-C. A dropped connection is resumed without a gap.
+ */
+export async function watchRunCommand(context: CommandContext): Promise<ExitCode> {
+  const { client, output, args } = context;
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { all: { type: 'boolean' }, bot: { type: 'string' }, status: { type: 'string' } },
+  });
+  const line = <T>(event: T, describe: (event: T) => string) =>
+    output.out(output.json ? JSON.stringify(event) : describe(event));
+  const stop = interruption();
+  try {
+    if (values.all) {
+      if (positionals.length > 0) throw new UsageError('runs watch --all takes no execution id');
+      const status = values.status?.split(',');
+      const unknown = status?.find((s) => !STATUSES.includes(s as ExecutionStatus));
+      if (unknown !== undefined) throw new UsageError(`--status takes ${STATUSES.join(', ')}; not '${unknown}'`);
+      const filter = { botId: values.bot, status: status as ExecutionStatus[] | undefined };
+      for await (const event of followOrganizationEvents(client, filter, { signal: stop.signal }))
+        line(event, describeStatusChange);
+      return EXIT.ok;
+    }
+    if (values.bot !== undefined || values.status !== undefined)
+      throw new UsageError('--bot and --status go with --all');
+    const executionId = oneId(positionals, 'execution id', 'runs watch');
+    let last: Execution | undefined;
+    for await (const event of followExecutionEvents(client, executionId, { signal: stop.signal })) {
+      if (event.event === 'status') last = event.data;
+      line(event, describeRunEvent);
+    }
+    if (stop.signal.aborted || !last) return EXIT.ok;
+    if (!output.json) output.out(describeRun(await reportOf(context, last)));
+    return outcome(last);
+  } finally {
+    stop.dispose();
+  }
 }

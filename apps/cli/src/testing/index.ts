@@ -1,1 +1,2 @@
 export * from './journey-fixture';
+export * from './cli-process';

@@ -4,6 +4,7 @@ import { useSession } from '../console-session';
 import { formatTime } from '../format';
 import { ErrorAlert } from './error-alert';
 import { StatusBadge } from './status-badge';
+import { UrlText } from './url-text';
 
 /** The run's webhook deliveries with every attempt, and redelivery for write keys. */
 export function DeliveriesList({ deliveries, onRedelivered }: { deliveries: Delivery[]; onRedelivered(): void }) {
@@ -23,8 +24,8 @@ export function DeliveriesList({ deliveries, onRedelivered }: { deliveries: Deli
               <div class="card-title">
                 <code>{delivery.event}</code> <StatusBadge status={delivery.status} />
               </div>
-              <p class="wrap">
-                {delivery.url} <span class="hint">({delivery.auth})</span>
+              <p>
+                <UrlText url={delivery.url} /> <span class="hint">({delivery.auth})</span>
               </p>
               <ol class="attempts" aria-label="Attempts">
                 {delivery.attempts.map((attempt) => (

@@ -1,5 +1,6 @@
 import type { Failure } from '@botfleet/sdk';
 import { sameOriginPath } from '../same-origin-url';
+import { failureText } from '../step-line';
 
 /** Why the run failed, at which step, and what the page looked like then. */
 export function FailureView({ failure }: { failure: Failure }) {
@@ -7,8 +8,7 @@ export function FailureView({ failure }: { failure: Failure }) {
     <section aria-labelledby="failure-heading" class="failure">
       <h2 id="failure-heading">Failure</h2>
       <p class="error-text" data-testid="failure-error">
-        {failure.stepIndex === null ? '' : `Step ${failure.stepIndex + 1}: `}
-        {failure.error}
+        {failureText(failure)}
       </p>
       {failure.screenshotUrl ? (
         <figure>

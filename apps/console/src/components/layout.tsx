@@ -6,7 +6,7 @@ import { Link } from './link';
 /** The frame of every signed-in page: a skip link, the navigation, who is signed in. */
 export function Layout({ route, children }: { route: Route; children: ComponentChildren }) {
   const session = useSession();
-  const current = (page: Route['page']) => (route.page === page ? ('page' as const) : undefined);
+  const current = (...pages: Route['page'][]) => (pages.includes(route.page) ? ('page' as const) : undefined);
   return (
     <>
       <a class="skip-link" href="#main">
@@ -20,6 +20,12 @@ export function Layout({ route, children }: { route: Route; children: ComponentC
           </Link>
           <Link href={hrefOf({ page: 'runs' })} aria-current={current('runs')}>
             Runs
+          </Link>
+          <Link href={hrefOf({ page: 'profiles' })} aria-current={current('profiles', 'profile')}>
+            Profiles
+          </Link>
+          <Link href={hrefOf({ page: 'credentials' })} aria-current={current('credentials')}>
+            Credentials
           </Link>
           {session.isAdmin && (
             // GET /queue needs an admin key; the page also links to the operator's Bull Board.

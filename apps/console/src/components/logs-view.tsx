@@ -1,11 +1,5 @@
 import type { LogEntry } from '@botfleet/sdk';
-
-const TIME = new Intl.DateTimeFormat(undefined, {
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  fractionalSecondDigits: 3,
-});
+import { formatClock } from '../format';
 
 /** The run's log lines: time, level, source, attempt when retried, message. */
 export function LogsView({ logs }: { logs: LogEntry[] }) {
@@ -20,7 +14,7 @@ export function LogsView({ logs }: { logs: LogEntry[] }) {
         <ol class="logs" tabIndex={0} aria-label="Log lines">
           {logs.map((line, index) => (
             <li key={index} class={`log-${line.level}`}>
-              <time dateTime={new Date(line.timestamp).toISOString()}>{TIME.format(new Date(line.timestamp))}</time>{' '}
+              <time dateTime={new Date(line.timestamp).toISOString()}>{formatClock(line.timestamp)}</time>{' '}
               <span class="log-level">{line.level}</span> <span class="log-source">{line.source}</span>
               {retried && <span class="log-source"> #{line.attempt}</span>}{' '}
               <span class="log-message">{line.message}</span>

@@ -1,5 +1,6 @@
 import type { Manifest } from '@botfleet/sdk';
 import { formatTime } from '../format';
+import { UrlText } from './url-text';
 
 /** What the API returns for a secret that is set: the console never has the secret itself. */
 const MASK = '********';
@@ -42,7 +43,9 @@ export function ManifestView({ manifest }: { manifest: Manifest }) {
         <dl class="facts">
           <div>
             <dt>URL</dt>
-            <dd class="wrap">{webhook.url}</dd>
+            <dd>
+              <UrlText url={webhook.url} />
+            </dd>
           </div>
           <div>
             <dt>Auth</dt>
@@ -58,7 +61,7 @@ export function ManifestView({ manifest }: { manifest: Manifest }) {
             <>
               <div>
                 <dt>Login URL</dt>
-                <dd class="wrap">{webhook.loginUrl ?? '—'}</dd>
+                <dd>{webhook.loginUrl ? <UrlText url={webhook.loginUrl} /> : '—'}</dd>
               </div>
               <div>
                 <dt>Username</dt>

@@ -1,5 +1,7 @@
-import { cancelExecution, rerunExecution } from '@botfleet/sdk';
+import { cancelExecution, followExecutionEvents, rerunExecution } from '@botfleet/sdk';
 import { useState } from 'preact/hooks';
+import { ArtifactsList } from '../components/artifacts-list';
+import { DataView } from '../components/data-view';
 import { DeliveriesList } from '../components/deliveries-list';
 import { ErrorAlert } from '../components/error-alert';
 import { FailureView } from '../components/failure-view';
@@ -8,28 +10,54 @@ import { Link } from '../components/link';
 import { LogsView } from '../components/logs-view';
 import { StatusBadge } from '../components/status-badge';
 import { StepOutputs } from '../components/step-outputs';
+import { StreamNotice } from '../components/stream-notice';
 import { useSession } from '../console-session';
 import { formatDuration, formatTime } from '../format';
+import { applyRunEvent, NO_RUN, type LiveRun } from '../live-run';
 import { hrefOf, navigate } from '../routes';
-import { isInFlight, isLive, loadRunDetails } from '../run-details';
+import { isDelivering, isInFlight, loadRunResults } from '../run-details';
+import { useEventStream } from '../use-event-stream';
 import { useLoad } from '../use-load';
 
-/** How often a live run is read again: about as often as the worker flushes step outputs. */
-const POLL_MS = 1000;
+/** How often deliveries are read again while one is still being tried: the stream does not carry them. */
+const DELIVERY_POLL_MS = 1000;
 
+/**
+ * One run, followed live from its event stream (status, each step as it finishes, logs, end)
+ * without polling; deliveries, artifacts and the results are read when it starts and again at
+ * its end.
+ */
 export function RunPage({ executionId }: { executionId: string }) {
   const { client, canWrite } = useSession();
-  const details = useLoad(() => loadRunDetails(client, executionId), [executionId], {
-    pollMs: POLL_MS,
-    keepPolling: isLive,
-  });
+  const [run, setRun] = useState<LiveRun>(NO_RUN);
+  const stream = useEventStream(
+    (signal) => followExecutionEvents(client, executionId, { signal }),
+    (event) => setRun((old) => applyRunEvent(old, event)),
+    [executionId],
+  );
+  // Read once while the run goes and once when it has ended; a run that had ended before the
+  // page opened is replayed by the stream up to its `end` first, so it is read once.
+  const phase = run.ended ? 'ended' : run.execution && isInFlight(run.execution) ? 'live' : 'waiting';
+  const results = useLoad(
+    async () =>
+      phase === 'waiting'
+        ? null
+        : loadRunResults(
+            client,
+            executionId,
+            phase === 'ended' && run.execution ? { execution: run.execution, steps: run.steps } : null,
+          ),
+    [executionId, phase],
+    { pollMs: DELIVERY_POLL_MS, keepPolling: (loaded) => phase === 'ended' && isDelivering(loaded) },
+  );
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
-  if (!details.data) {
-    return details.error ? <ErrorAlert error={details.error} /> : <p aria-live="polite">Loading the run…</p>;
+  const { execution, steps, logs } = run;
+  if (!execution) {
+    return stream.error ? <ErrorAlert error={stream.error} /> : <p aria-live="polite">Loading the run…</p>;
   }
-  const { execution, steps, logs, deliveries, extract, failure } = details.data;
+  const { deliveries = [], artifacts = [], extract = null, failure = null } = results.data ?? {};
   const act = (action: () => Promise<void>) => {
     setBusy(true);
     setActionError(null);
@@ -45,14 +73,21 @@ export function RunPage({ executionId }: { executionId: string }) {
       </h1>
       <p class="run-status" aria-live="polite">
         <StatusBadge status={execution.status} />
-        {isInFlight(execution) && <span class="hint"> updating live</span>}
+        {isInFlight(execution) && !stream.error && <span class="hint"> updating live</span>}
       </p>
+      <StreamNotice error={stream.error} what="the run" />
       <dl class="facts">
         <div>
           <dt>Bot</dt>
           <dd>
-            <Link href={hrefOf({ page: 'bot', botId: execution.botId })}>
-              <code>{execution.botId}</code>
+            <Link href={hrefOf({ page: 'bot', botId: execution.botId })}>{execution.botName}</Link>
+          </dd>
+        </div>
+        <div>
+          <dt>Bot version</dt>
+          <dd>
+            <Link href={hrefOf({ page: 'bot-version', botId: execution.botId, version: execution.botVersion })}>
+              Version {execution.botVersion}
             </Link>
           </dd>
         </div>
@@ -96,8 +131,8 @@ export function RunPage({ executionId }: { executionId: string }) {
               disabled={busy}
               onClick={() =>
                 act(async () => {
+                  // The stream brings the cancelled status.
                   await cancelExecution({ client, path: { executionId }, throwOnError: true });
-                  details.reload();
                 })
               }
             >
@@ -126,7 +161,7 @@ export function RunPage({ executionId }: { executionId: string }) {
         </div>
       )}
       <ErrorAlert error={actionError} />
-      <ErrorAlert error={details.error} />
+      <ErrorAlert error={results.error} />
       <div class="sections">
         <section aria-labelledby="params-heading">
           <h2 id="params-heading">Parameters</h2>
@@ -138,14 +173,20 @@ export function RunPage({ executionId }: { executionId: string }) {
         </section>
         {failure && <FailureView failure={failure} />}
         {extract && (
-          <section aria-labelledby="data-heading">
+          <section aria-labelledby="data-heading" class="wide">
             <h2 id="data-heading">Extracted data</h2>
             {execution.dataChanged === false && <p class="hint">Same as the previous run’s.</p>}
-            <JsonTree value={extract.data} label="data" />
+            <DataView
+              data={extract.data}
+              id="run-data"
+              source={{ executionId }}
+              downloadHint="This run’s records (CSV, JSONL) with its id and time, or its data as stored (JSON)."
+            />
           </section>
         )}
         <StepOutputs steps={steps} />
-        <DeliveriesList deliveries={deliveries} onRedelivered={details.reload} />
+        <ArtifactsList artifacts={artifacts} />
+        <DeliveriesList deliveries={deliveries} onRedelivered={results.reload} />
         <LogsView logs={logs} />
       </div>
     </>

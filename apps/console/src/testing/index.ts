@@ -1,2 +1,3 @@
 export * from './console-fixture';
 export * from './page-guard';
+export * from './console-page';

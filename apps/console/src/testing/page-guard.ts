@@ -22,6 +22,7 @@ export function guardPage(page: Page): PageGuard {
     else problems.push(`HTTP ${response.status()} ${response.request().method()} ${response.url()}`);
   });
   page.on('requestfailed', (request) => {
+    if (isClosedEventStream(request.url(), request.failure()?.errorText)) return;
     problems.push(`request failed: ${request.method()} ${request.url()} (${request.failure()?.errorText ?? '?'})`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -32,6 +33,14 @@ export function guardPage(page: Page): PageGuard {
     problems.push(`console ${message.type()}: ${message.text()} (${url})`);
   });
   return { expectError: (match) => expected.push(match), problems };
+}
+
+/**
+ * The console closes an event stream (GET /api/v1/executions/events, .../:id/events) when the page
+ * following it is left, which Chromium reports as an aborted request: intended, not a failure.
+ */
+function isClosedEventStream(url: string, errorText: string | undefined): boolean {
+  return errorText === 'net::ERR_ABORTED' && /^\/api\/v1\/executions\/(?:[\w-]+\/)?events$/.test(new URL(url).pathname);
 }
 
 /** axe-core on the page as it is now: the serious and critical violations, described. */

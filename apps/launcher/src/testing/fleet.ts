@@ -58,6 +58,9 @@ export interface Fleet {
   ): Promise<{ status: number; body: T; retryAfter: string | null }>;
   /** A bot made through the API: it extracts the fleet page's title and posts each completion. */
   newBot(): Promise<string>;
+  /** Where the API is (`http://127.0.0.1:<port>/api/v1`) and the key's header, for streams a test holds open. */
+  readonly apiUrl: string;
+  readonly apiHeaders: Record<string, string>;
   /** Triggers `runs` runs of the bot in one batch request; their execution ids. */
   triggerBatch(botId: string, runs: number): Promise<string[]>;
   /** How many of the runs are in each status, e.g. `{ completed: 18, running: 2 }`. */
@@ -173,6 +176,8 @@ function createFleet(parts: {
     db,
     members,
     receiver,
+    apiUrl: `http://127.0.0.1:${parts.apiPort}/api/v1`,
+    apiHeaders: { authorization: `Bearer ${parts.apiKey}` },
     async api(method, path, body) {
       const response = await fetch(`http://127.0.0.1:${parts.apiPort}/api/v1${path}`, {
         method,

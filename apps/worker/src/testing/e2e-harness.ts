@@ -27,14 +27,20 @@ export interface E2eHarness {
   /** Polls until the execution reaches a final state; returns its view. */
   waitForFinal(executionId: string, timeoutMs?: number): Promise<ExecutionView>;
   get(path: string): request.Test;
+  /** An artifact's bytes through its signed URL (no API key), as the console and the trace viewer fetch it. */
+  download(signedUrl: string): Promise<{ status: number; contentType: string; body: Buffer }>;
   /** Starts a delivery role on the harness's queues (fast retries, loopback receivers allowed). */
   startDelivery(): Promise<RoleHandle>;
   close(): Promise<void>;
 }
 
-/** The API and a worker on one queue prefix, real PostgreSQL, Redis and Chromium. */
+/**
+ * The API and a worker on one queue prefix, real PostgreSQL, Redis and Chromium. An
+ * `artifactStore` given for the worker is the API's too (the caller closes it).
+ */
 export async function createE2eHarness(workerOptions: Partial<WorkerOptions> = {}): Promise<E2eHarness> {
-  const api = await createApiHarness();
+  // The API serves what the worker stored: both read and write the same artifact store.
+  const api = await createApiHarness({}, { artifactStore: workerOptions.artifactStore });
   const org = await api.newOrg();
   const worker = await startTestWorker(api, org, workerOptions);
   const get = (path: string) => request(api.app).get(path).set(org.auth('read'));
@@ -62,6 +68,18 @@ export async function createE2eHarness(workerOptions: Partial<WorkerOptions> = {
         },
         { timeoutMs, intervalMs: 50, message: `execution ${executionId} never finished` },
       );
+    },
+    async download(signedUrl) {
+      const { pathname, search } = new URL(signedUrl);
+      const res = await request(api.app)
+        .get(pathname + search)
+        .buffer(true)
+        .parse((response, done) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => done(null, Buffer.concat(chunks)));
+        });
+      return { status: res.status, contentType: String(res.headers['content-type']), body: res.body as Buffer };
     },
     startDelivery: () => startTestDelivery(api),
     async close() {

@@ -7,8 +7,9 @@ import { startWorker, type WorkerOptions } from '../start-worker';
 const testLogger = () => createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 /**
- * A worker on the API harness's queues, wired as the launcher wires it (the API's signing key and
- * base URL, so the API accepts its failure screenshots' URLs), sweeping only `org`'s runs.
+ * A worker on the API harness's queues, wired as the launcher wires it (the API's SecretBox, so it
+ * opens the credentials and profiles the API sealed; the API's signing key and base URL, so the
+ * API accepts its failure screenshots' URLs), sweeping only `org`'s runs.
  */
 export function startTestWorker(
   api: ApiHarness,
@@ -25,6 +26,7 @@ export function startTestWorker(
     defaultTimeoutSeconds: 30,
     sweepIntervalMs: 60_000,
     sweepOrganizationId: org.id,
+    secretBox: api.deps.secretBox,
     artifactUrls: {
       signingKey: api.deps.settings.urlSigningKey,
       baseUrl: api.deps.settings.publicBaseUrl,

@@ -2,6 +2,7 @@ import type { Step } from '../steps/registry';
 import type { ElementSelector, SelectorAlternative } from '../steps/element-selector';
 import type { NavigationWait } from '../steps/navigation-wait';
 import { chordKeys } from './key-chords';
+import type { CredentialBinding } from './recording-schema';
 
 type RecordingStep = Record<string, unknown> & { type: string };
 
@@ -10,6 +11,8 @@ type RecordingStep = Record<string, unknown> & { type: string };
 export type ExportedRecording = {
   title: string;
   steps: RecordingStep[];
+  /** Which exported `change` steps fill from a credential (their value is left empty); only when some do. */
+  credentials?: CredentialBinding[];
 };
 
 /** The size a recording opens at, when the steps never set one (Recorder requires a value). */
@@ -19,15 +22,19 @@ const DEVICE_DEFAULTS = { deviceScaleFactor: 1, isMobile: false, hasTouch: false
  * The bot's steps as a Chrome DevTools Recorder recording: a navigate to the bot's targetUrl
  * first (every run opens it), then each step. Importing the result gives the same steps back.
  * Steps with no Recorder counterpart are left out: extract and screenshot (botfleet's own),
- * a sleep becomes a waitForExpression; check and uncheck become clicks, select a change.
+ * a sleep becomes a waitForExpression; check and uncheck become clicks, select a change. A fill
+ * from a credential becomes a change with an empty value, bound to the credential in `credentials`.
  */
 export function exportRecording(steps: readonly Step[], bot: { name: string; targetUrl: string }): ExportedRecording {
   const out: RecordingStep[] = [{ type: 'navigate', url: bot.targetUrl }];
+  const credentials: CredentialBinding[] = [];
   for (const step of steps) {
     const common = step.timeout === undefined ? {} : { timeout: step.timeout };
+    // Bound as an import binds it, so importing the export fills from the same credential again.
+    if (step.action === 'fill' && typeof step.value !== 'string') credentials.push({ step: out.length, ...step.value });
     for (const converted of exportStep(step, bot.targetUrl)) out.push({ ...converted, ...common });
   }
-  return { title: bot.name, steps: out };
+  return { title: bot.name, steps: out, ...(credentials.length > 0 ? { credentials } : {}) };
 }
 
 function exportStep(step: Step, targetUrl: string): RecordingStep[] {
@@ -58,7 +65,15 @@ function exportStep(step: Step, targetUrl: string): RecordingStep[] {
     case 'hover':
       return [{ type: 'hover', ...element(step) }];
     case 'fill':
-      return [{ type: 'change', ...element(step), value: step.value, ...navigation(step.waitForNavigation) }];
+      return [
+        {
+          type: 'change',
+          ...element(step),
+          // A credential's value stays with the worker: the recording gets the field, empty, to fill in.
+          value: typeof step.value === 'string' ? step.value : '',
+          ...navigation(step.waitForNavigation),
+        },
+      ];
     case 'select':
       return [{ type: 'change', ...element(step), value: step.value }];
     case 'press': {

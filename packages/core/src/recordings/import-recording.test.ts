@@ -336,3 +336,56 @@ describe('exportRecording', () => {
     ]);
   });
 });
+
+describe('credential bindings', () => {
+  const CREDENTIAL = 'crd_01kdvdna00q3v6n9r2t8w4y5z7';
+  const login = (credentials: unknown) => ({
+    title: 'Log in',
+    steps: [
+      { type: 'navigate', url: 'https://a.example/' },
+      { type: 'change', selectors: [['#pass']], value: 'recorded-secret' },
+      { type: 'click', selectors: [['#go']], offsetX: 1, offsetY: 1 },
+    ],
+    credentials,
+  });
+
+  it('fills a bound change step from the credential, drops the recorded text, and exports the binding back', () => {
+    const imported = importRecording(login([{ step: 1, credential: CREDENTIAL, field: 'password' }]));
+    expect(imported.steps[0]).toEqual({
+      action: 'fill',
+      selector: [['#pass']],
+      value: { credential: CREDENTIAL, field: 'password' },
+      keystrokes: true,
+    });
+    expect(JSON.stringify(imported)).not.toContain('recorded-secret');
+    expect(imported.warnings).toEqual([]);
+
+    const exported = exportRecording(indexSteps(imported.steps), { name: 'Log in', targetUrl: 'https://a.example/' });
+    expect(() => parse(exported)).not.toThrow();
+    expect(exported.steps[1]).toMatchObject({ type: 'change', value: '' });
+    expect(exported.credentials).toEqual([{ step: 1, credential: CREDENTIAL, field: 'password' }]);
+    expect(importRecording(JSON.parse(JSON.stringify(exported))).steps).toEqual(imported.steps);
+    // Without credential fills, the export is the Recorder's format alone.
+    expect(exportRecording([], { name: 'x', targetUrl: 'https://a.example/' })).not.toHaveProperty('credentials');
+  });
+
+  it.each([
+    ['a click step', [{ step: 2, credential: CREDENTIAL, field: 'password' }], "a 'click' step"],
+    ['a missing step', [{ step: 7, credential: CREDENTIAL, field: 'password' }], 'does not have'],
+    [
+      'a step twice',
+      [
+        { step: 1, credential: CREDENTIAL, field: 'password' },
+        { step: 1, credential: CREDENTIAL, field: 'username' },
+      ],
+      'second time',
+    ],
+    ['an unknown field', [{ step: 1, credential: CREDENTIAL, field: 'pin' }], ''],
+    ['not a list', { step: 1 }, ''],
+  ])('refuses a binding of %s as invalid_recording, naming it', (_why, credentials, message) => {
+    const error = refusal(login(credentials));
+    expect(error.code).toBe('invalid_recording');
+    const detail = (error.details as { path: string; message: string }[]).find((d) => d.path.startsWith('credentials'));
+    expect(detail?.message).toContain(message);
+  });
+});

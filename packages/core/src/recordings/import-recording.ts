@@ -5,7 +5,8 @@ import { unknownSelectorPrefix, type SelectorAlternative } from '../steps/elemen
 import { normalizeUrl, type NavigationWait } from '../steps/navigation-wait';
 import { StepSchema, type StepInput } from '../steps/registry';
 import { isModifierKey } from './key-chords';
-import type { RecordingWarning } from './recording-schema';
+import { CredentialBindingsSchema, type CredentialBinding, type RecordingWarning } from './recording-schema';
+import type { CredentialValue } from '../sessions/credential';
 
 /** A bot has at most this many steps (as PUT /steps allows). */
 export const MAX_IMPORTED_STEPS = 500;
@@ -18,7 +19,7 @@ export interface ImportedRecording {
   warnings: RecordingWarning[];
 }
 
-const RECORDING_FIELDS = new Set(['title', 'timeout', 'selectorAttribute', 'steps']);
+const RECORDING_FIELDS = new Set(['title', 'timeout', 'selectorAttribute', 'steps', 'credentials']);
 const MOUSE_BUTTONS: Record<string, 'left' | 'right' | 'middle' | undefined> = {
   primary: undefined,
   secondary: 'right',
@@ -43,10 +44,11 @@ interface Converted {
  * @puppeteer/replay (the Recorder's own format library); what botfleet cannot run refuses the
  * whole recording (400 invalid_recording, `details` naming each step as `steps.<i>`), what it
  * leaves out or changes becomes a warning. A first navigate to `targetUrl` is dropped: every run
- * opens the bot's targetUrl anyway.
+ * opens the bot's targetUrl anyway. A `change` step that the recording's `credentials` bind fills
+ * from the credential; a binding of any other step is refused like an unrunnable step (`credentials.<i>`).
  */
 export function importRecording(recording: unknown, options: { targetUrl?: string } = {}): ImportedRecording {
-  const { title, timeout, rawSteps, warnings } = readRecording(recording);
+  const { title, timeout, rawSteps, credentials, warnings } = readRecording(recording);
   const problems: ValidationIssue[] = [];
   const parsed: { index: number; raw: Record<string, unknown>; step: Schema.Step }[] = [];
   rawSteps.forEach((raw, index) => {
@@ -61,6 +63,7 @@ export function importRecording(recording: unknown, options: { targetUrl?: strin
       problems.push({ path: `steps.${index}`, message: parseMessage(error) });
     }
   });
+  const bound = bindCredentials(credentials, parsed, rawSteps.length, problems);
   const firstNavigate = parsed.find(({ step }) => step.type === StepType.Navigate)?.step;
   const targetUrl = options.targetUrl ?? (firstNavigate?.type === StepType.Navigate ? firstNavigate.url : undefined);
 
@@ -113,7 +116,13 @@ export function importRecording(recording: unknown, options: { targetUrl?: strin
         break;
       case StepType.Change:
         // Typed key by key, as Chrome's replay does: pages that listen to key events see them.
-        add({ action: 'fill', ...elementFields(step), value: step.value, keystrokes: true, ...navigation });
+        add({
+          action: 'fill',
+          ...elementFields(step),
+          value: bound.get(index) ?? step.value,
+          keystrokes: true,
+          ...navigation,
+        });
         break;
       case StepType.KeyDown:
         keys.down(step.key, index, { ...common, ...navigation });
@@ -182,6 +191,35 @@ export function importRecording(recording: unknown, options: { targetUrl?: strin
   return { title, targetUrl, steps, warnings };
 }
 
+/** The credential each bound recording step fills from; a binding of anything but a parsed change step is a problem. */
+function bindCredentials(
+  bindings: readonly CredentialBinding[],
+  parsed: readonly { index: number; step: Schema.Step }[],
+  stepCount: number,
+  problems: ValidationIssue[],
+): Map<number, CredentialValue> {
+  const bound = new Map<number, CredentialValue>();
+  bindings.forEach(({ step: index, credential, field }, i) => {
+    const path = `credentials.${i}`;
+    if (index >= stepCount) {
+      problems.push({ path, message: `binds recording step ${index}, which the recording does not have` });
+    } else if (bound.has(index)) {
+      problems.push({ path, message: `binds recording step ${index} a second time` });
+    } else {
+      const type = parsed.find((p) => p.index === index)?.step.type;
+      // A step refused on its own (no parsed entry) is already named by why it cannot run.
+      if (type !== undefined && type !== StepType.Change) {
+        problems.push({
+          path,
+          message: `binds recording step ${index}, a '${type}' step: only a change step takes a credential`,
+        });
+      }
+      bound.set(index, { credential, field });
+    }
+  });
+  return bound;
+}
+
 function invalidRecording(problems: ValidationIssue[]): AppError {
   const [first] = problems;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
@@ -207,6 +245,12 @@ function readRecording(recording: unknown) {
   ) {
     problems.push({ path: 'timeout', message: 'must be an integer number of ms from 1 to 600000' });
   }
+  const credentials = CredentialBindingsSchema.optional().safeParse(record.credentials);
+  if (!credentials.success) {
+    for (const issue of credentials.error.issues) {
+      problems.push({ path: ['credentials', ...issue.path].map(String).join('.'), message: issue.message });
+    }
+  }
   if (problems.length > 0) throw invalidRecording(problems);
   const warnings: RecordingWarning[] = Object.keys(record)
     .filter((key) => !RECORDING_FIELDS.has(key))
@@ -215,6 +259,7 @@ function readRecording(recording: unknown) {
     title: record.title as string,
     timeout: timeout as number | undefined,
     rawSteps: record.steps as unknown[],
+    credentials: credentials.data ?? [],
     warnings,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CredentialFieldSchema, CredentialValueSchema } from '../sessions/credential';
 
 /*
  * The shape of a Chrome DevTools Recorder export, as the API documents and first checks it. It is
@@ -11,6 +12,24 @@ import { z } from 'zod';
 export const MAX_RECORDING_BYTES = 5 * 1024 * 1024;
 
 const RecorderSelectorSchema = z.union([z.string(), z.array(z.string())]);
+
+/**
+ * Binds a recorded `change` step to a credential's field: the imported `fill` step takes its value
+ * from the credential, and the text the recording typed is dropped (never stored).
+ */
+export const CredentialBindingSchema = z
+  .strictObject({
+    step: z.number().int().min(0).describe('0-based index of a `change` step of the recording'),
+    credential: CredentialValueSchema.shape.credential,
+    field: CredentialFieldSchema,
+  })
+  .meta({ id: 'CredentialBinding' });
+export type CredentialBinding = z.infer<typeof CredentialBindingSchema>;
+
+export const CredentialBindingsSchema = z
+  .array(CredentialBindingSchema)
+  .max(100)
+  .describe('Recorded `change` steps whose fill takes its value from a credential instead of the recorded text');
 
 export const RecordingStepSchema = z
   .looseObject({
@@ -39,6 +58,10 @@ export const RecordingSchema = z
     timeout: z.number().optional().describe('Default step timeout (ms)'),
     selectorAttribute: z.string().optional(),
     steps: z.array(RecordingStepSchema),
+    credentials: CredentialBindingsSchema.optional().describe(
+      'botfleet’s own, not Chrome’s: recorded `change` steps whose fill takes its value from a credential ' +
+        '(the recorded text is dropped, never stored)',
+    ),
   })
   .describe('A Chrome DevTools Recorder recording, exported as JSON (the format @puppeteer/replay parses)')
   .meta({ id: 'Recording' });

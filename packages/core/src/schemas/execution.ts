@@ -20,7 +20,8 @@ export interface StepResult {
   durationMs: number;
 }
 
-export const LogSourceSchema = z.enum(['runner', 'script', 'system']);
+/** `page`: what the run's pages said (console, uncaught errors, failed requests, HTTP errors). */
+export const LogSourceSchema = z.enum(['runner', 'script', 'system', 'page']);
 export type LogSource = z.infer<typeof LogSourceSchema>;
 export const LogLevelSchema = z.enum(['debug', 'info', 'warn', 'error']);
 export type LogLevel = z.infer<typeof LogLevelSchema>;

@@ -16,6 +16,12 @@ function isIanaZone(zone: string): boolean {
   }
 }
 
+/** When a run keeps its Playwright trace (capabilities.trace). */
+export const TraceModeSchema = z.enum(['off', 'onFailure', 'always']);
+export type TraceMode = z.infer<typeof TraceModeSchema>;
+/** capabilities.trace when the manifest does not say. */
+export const DEFAULT_TRACE_MODE: TraceMode = 'onFailure';
+
 export const CapabilitiesSchema = z.strictObject({
   proxy: z.boolean().optional(),
   locale: z.string().regex(LOCALE, 'must be a language-region locale such as en-US').optional(),
@@ -34,6 +40,17 @@ export const CapabilitiesSchema = z.strictObject({
     .describe(
       'Keep files the pages download as artifacts of the run (GET /executions/:id/artifacts); by default downloads are cancelled',
     ),
+  trace: TraceModeSchema.optional().describe(
+    'Record a Playwright trace (screenshots, DOM snapshots, network, console) and keep it as a trace artifact: off, onFailure (default: a run that completes discards it) or always',
+  ),
+  har: z
+    .boolean()
+    .optional()
+    .describe("Keep a HAR of the run's requests (no response bodies; secret values redacted) as a har artifact"),
+  stepScreenshots: z
+    .boolean()
+    .optional()
+    .describe('Keep a screenshot of the page after every recorded step as a stepScreenshot artifact'),
   resolution: z
     .strictObject({
       width: z.number().int().min(100).max(MAX_VIEWPORT.width),

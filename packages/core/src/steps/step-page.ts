@@ -1,3 +1,4 @@
+import type { CredentialValue } from '../sessions/credential';
 /**
  * The part of a Playwright page that step actions use, declared here so core stays free of
  * Playwright: the runner passes its real `Page`, and the compiler checks that it fits. Options
@@ -86,4 +87,15 @@ export interface StepRunContext {
    * inside the page is measured there against it before anything is transferred.
    */
   readonly maxOutputBytes: number;
+  /**
+   * The value of a credential's field, current now (a TOTP code is made for this moment). The
+   * element `targetSelector` (a located step's full selector) finds is masked in every screenshot of the run from here on, and the value
+   * never reaches the run's outputs, logs or errors (the runner redacts it).
+   */
+  credentialValue(value: CredentialValue, targetSelector: string): Promise<string>;
+  /**
+   * A screenshot of the page as every screenshot of the run is taken: with the elements filled
+   * from a credential painted over (Playwright's `mask`).
+   */
+  screenshot(options: Parameters<StepPage['screenshot']>[0]): Promise<Buffer>;
 }

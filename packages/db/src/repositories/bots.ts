@@ -2,37 +2,45 @@ import {
   newId,
   ParameterDefinitionSchema,
   type CreateBotInput,
-  type KeysetCursor,
   type ParameterDefinition,
   type UpdateBotInput,
 } from '@botfleet/core';
 import { z } from 'zod';
+import { Prisma } from '../generated/prisma/client';
 import { preparedStatement, queryPrepared } from '../prepared-statement';
+import { recordBotVersion } from './bot-versions';
 import type { Db } from './db-handle';
-import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
+import { storageKeysOf } from './execution-retention';
+import { inTransaction } from './in-transaction';
 
-export async function createBot(db: Db, organizationId: string, input: CreateBotInput) {
-  return db.bot.create({
-    data: {
-      id: newId('bot'),
-      organizationId,
-      name: input.name,
-      description: input.description ?? null,
-      targetUrl: input.targetUrl,
-      kind: input.kind,
-      tags: input.tags,
-      manifest: { create: {} },
-    },
+/**
+ * Creates a bot with the empty manifest and records it as version 1. `setUp` writes the rest of
+ * what the bot is created with (a recording's steps, a fixture's manifest) in the same
+ * transaction, before the version is recorded, so version 1 is the bot as created.
+ */
+export async function createBot(
+  db: Db,
+  organizationId: string,
+  input: CreateBotInput,
+  setUp?: (tx: Db, botId: string) => Promise<void>,
+) {
+  return inTransaction(db, async (tx) => {
+    const bot = await tx.bot.create({
+      data: {
+        id: newId('bot'),
+        organizationId,
+        name: input.name,
+        description: input.description ?? null,
+        targetUrl: input.targetUrl,
+        kind: input.kind,
+        tags: input.tags,
+        manifest: { create: {} },
+      },
+    });
+    await setUp?.(tx, bot.id);
+    await recordBotVersion(tx, bot.id);
+    return bot;
   });
-}
-
-export async function listBots(db: Db, organizationId: string, page: { limit: number; cursor?: KeysetCursor }) {
-  const rows = await db.bot.findMany({
-    where: { organizationId, ...afterCursor(page.cursor) },
-    orderBy: NEWEST_FIRST,
-    take: page.limit + 1,
-  });
-  return toPage(rows, page.limit);
 }
 
 export async function findBot(db: Db, organizationId: string, botId: string) {
@@ -50,28 +58,28 @@ export async function updateBot(db: Db, organizationId: string, botId: string, p
   return count === 1 ? findBot(db, organizationId, botId) : null;
 }
 
-/** Deletes a bot and, by cascade, everything that belongs to it. */
-export async function deleteBot(db: Db, organizationId: string, botId: string): Promise<boolean> {
-  const { count } = await db.bot.deleteMany({ where: { id: botId, organizationId } });
-  return count === 1;
+/**
+ * Deletes a bot and, by cascade, everything that belongs to it; null when there is no such bot.
+ * Answers the S3 keys of its runs' artifacts (ARTIFACT_STORE=s3), read in the same statement as
+ * the retention pass reads them (execution-retention.ts), for the caller to remove from the bucket.
+ */
+export async function deleteBot(db: Db, organizationId: string, botId: string): Promise<DeletedBot | null> {
+  const [result] = await db.$queryRaw<{ deleted: number; storageKeys: string[] }[]>`
+    WITH gone AS (DELETE FROM "Bot" WHERE id = ${botId} AND "organizationId" = ${organizationId} RETURNING id)
+    SELECT (SELECT count(*)::int FROM gone) AS deleted,
+           ${storageKeysOf(Prisma.sql`(SELECT x.id FROM "Execution" x WHERE x."botId" = ANY (ARRAY(SELECT id FROM gone)))`)} AS "storageKeys"`;
+  return result && result.deleted > 0 ? { storageKeys: result.storageKeys } : null;
+}
+
+export interface DeletedBot {
+  /** The S3 keys of the deleted runs' artifacts (none under ARTIFACT_STORE=postgres). */
+  storageKeys: string[];
 }
 
 /** Deletes every bot of the organization with everything that belongs to them (test and benchmark cleanup). */
 export async function deleteBotsOfOrganization(db: Db, organizationId: string): Promise<number> {
   const { count } = await db.bot.deleteMany({ where: { organizationId } });
   return count;
-}
-
-/** Everything a run needs about its bot, in one query: manifest, steps and the active handwritten script. */
-export async function findBotForRun(db: Db, botId: string) {
-  return db.bot.findUnique({
-    where: { id: botId },
-    include: {
-      manifest: true,
-      steps: { orderBy: { index: 'asc' } },
-      scripts: { where: { origin: 'handwritten', active: true }, take: 1 },
-    },
-  });
 }
 
 export interface BotForTrigger {

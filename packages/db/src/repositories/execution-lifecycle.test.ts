@@ -120,8 +120,8 @@ describe('claimExecution', () => {
     // Claimed again while still running: its worker died (or lost its lock).
     expect(await claimExecution(db, execution.id)).toMatchObject({ attempt: 2, infraRetries: 1 });
     // An orderly hand-over (a bot retry, a shutdown hand-back) goes through pending: not counted.
-    expect(await requeueExecution(db, execution.id, 1)).toBe(false); // attempt 1 no longer owns it
-    expect(await requeueExecution(db, execution.id, 2)).toBe(true);
+    expect(await requeueExecution(db, execution.id, 1)).toBeNull(); // attempt 1 no longer owns it
+    expect(await requeueExecution(db, execution.id, 2)).toMatchObject({ botId: execution.botId });
     expect(await claimExecution(db, execution.id)).toMatchObject({ attempt: 3, infraRetries: 1 });
     expect(await claimExecution(db, execution.id)).toMatchObject({ attempt: 4, infraRetries: 2 });
     expect(await findExecution(db, organizationId, execution.id)).toMatchObject({ attempt: 4, infraRetries: 2 });

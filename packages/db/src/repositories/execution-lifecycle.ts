@@ -7,12 +7,14 @@ import {
   type RunOutcome,
   type StepResult,
 } from '@botfleet/core';
-import { Prisma, type Execution } from '../generated/prisma/client';
+import type { PlacedArtifactContent } from '../artifact-store';
+import { Prisma, type Execution, type ExecutionStatus } from '../generated/prisma/client';
 import { detectDataChange } from './data-changes';
 import type { Db } from './db-handle';
 import { createEventDeliveries } from './event-deliveries';
 import { inTransaction } from './in-transaction';
 import { loadManifest } from './manifests';
+import { saveProfileVersion, type NewProfileVersion } from './profiles';
 
 /*
  * State moves only forward: pending -> running -> completed | failed | cancelled. Every write a
@@ -33,6 +35,15 @@ export interface ClaimedExecution {
   params: Record<string, unknown>;
   startedAt: Date;
   trigger: Execution['trigger'];
+  /** The profile the run starts from and may save to (contract-3 section 5); null without one. */
+  profileId: string | null;
+  /** The bot's version when the run was triggered: the definition the run runs (bot-versions.ts). */
+  botVersion: number;
+  /**
+   * Objects of the earlier attempts' artifacts in the artifact store (ARTIFACT_STORE=s3), whose
+   * rows this claim deleted: the caller removes them from the bucket.
+   */
+  discardedStorageKeys: string[];
 }
 
 /**
@@ -49,20 +60,40 @@ export async function claimExecution(db: Db, executionId: string): Promise<Claim
   return claimIf(db, executionId, Prisma.sql`true`);
 }
 
-/** The claim itself, made only if `condition` (SQL on the execution's row) holds as well. */
+/*
+ * Runs sharing a profile take turns, oldest first (by createdAt, then id), so each starts from
+ * the state the previous one saved and no save is lost: a run may start only while no other run
+ * of its profile is running and none older is pending. No lock is needed: of two runs claiming at
+ * once, the newer sees the older pending (or already running) and waits, whichever commits first.
+ * A run that waits stays pending and its job goes back to the delayed set (no worker slot held).
+ */
+const PROFILE_TURN = Prisma.sql`("Execution"."profileId" IS NULL OR NOT EXISTS (
+  SELECT 1 FROM "Execution" other
+   WHERE other."profileId" = "Execution"."profileId" AND other.id <> "Execution".id
+     AND (other.status = 'running'
+          OR (other.status = 'pending'
+              AND (other."createdAt", other.id) < ("Execution"."createdAt", "Execution".id)))))`;
+
+/**
+ * The claim itself, made only if it is the run's profile's turn (PROFILE_TURN) and `condition`
+ * (SQL on the execution's row) holds as well.
+ */
 async function claimIf(db: Db, executionId: string, condition: Prisma.Sql): Promise<ClaimedExecution | null> {
   const rows = await db.$queryRaw<ClaimedExecution[]>`
     UPDATE "Execution"
        SET status = 'running', attempt = attempt + 1,
            "infraRetries" = "infraRetries" + CASE WHEN status = 'running' THEN 1 ELSE 0 END,
            "startedAt" = COALESCE("startedAt", now()), "updatedAt" = now()
-     WHERE id = ${executionId} AND status IN ('pending', 'running') AND ${condition}
-     RETURNING id, "botId", "organizationId", attempt, "infraRetries", params, "startedAt", "trigger"`;
+     WHERE id = ${executionId} AND status IN ('pending', 'running') AND ${PROFILE_TURN} AND ${condition}
+     RETURNING id, "botId", "organizationId", attempt, "infraRetries", params, "startedAt", "trigger", "profileId", "botVersion"`;
   const claimed = rows[0];
   if (!claimed) return null;
+  claimed.discardedStorageKeys = [];
   if (claimed.attempt > 1) {
     await db.stepOutput.deleteMany({ where: { executionId } });
-    await db.artifact.deleteMany({ where: { executionId } });
+    const discarded = await db.$queryRaw<{ storageKey: string | null }[]>`
+      DELETE FROM "Artifact" WHERE "executionId" = ${executionId} RETURNING "storageKey"`;
+    claimed.discardedStorageKeys = discarded.flatMap((a) => (a.storageKey === null ? [] : [a.storageKey]));
   }
   return claimed;
 }
@@ -71,7 +102,8 @@ async function claimIf(db: Db, executionId: string, condition: Prisma.Sql): Prom
  * Claims the execution as claimExecution does, unless its organization already has as many runs
  * going across the fleet as its running cap allows: the organization's own `maxRunningExecutions`
  * (set by the operator), else `defaultMaxRunning` (MAX_RUNNING_EXECUTIONS_PER_ORG; null: no cap).
- * Then nothing changes and it answers 'at-capacity'.
+ * Then nothing changes and it answers 'at-capacity'; it answers 'profile-busy' when another run of
+ * its profile goes first (PROFILE_TURN).
  *
  * With no cap anywhere (the common case) this is one statement and takes no lock. Otherwise a
  * per-organization advisory lock makes count-and-claim atomic across every worker, so the cap
@@ -84,7 +116,7 @@ export async function claimExecutionWithinCap(
   db: Db,
   executionId: string,
   defaultMaxRunning: number | null,
-): Promise<ClaimedExecution | null | 'at-capacity'> {
+): Promise<ClaimedExecution | null | 'at-capacity' | 'profile-busy'> {
   if (defaultMaxRunning === null) {
     const claimed = await claimIf(
       db,
@@ -92,17 +124,20 @@ export async function claimExecutionWithinCap(
       Prisma.sql`(SELECT o."maxRunningExecutions" FROM "Organization" o WHERE o.id = "Execution"."organizationId") IS NULL`,
     );
     if (claimed) return claimed;
-    // Not claimed: the organization has a cap of its own, or the run ended; the locked path tells.
+    // Not claimed: the organization has a cap of its own, its profile is busy, or the run ended;
+    // the locked path tells.
   }
   return inTransaction(db, async (tx) => {
-    const rows = await tx.$queryRaw<{ organizationId: string; cap: number | null }[]>`
+    const rows = await tx.$queryRaw<{ organizationId: string; cap: number | null; profileTurn: boolean }[]>`
       SELECT e."organizationId", COALESCE(o."maxRunningExecutions", ${defaultMaxRunning}::int) AS cap,
+             (SELECT ${PROFILE_TURN} FROM "Execution" WHERE "Execution".id = e.id) AS "profileTurn",
              pg_advisory_xact_lock(hashtextextended('running:' || e."organizationId", 0))::text AS locked
         FROM "Execution" e JOIN "Organization" o ON o.id = e."organizationId"
        WHERE e.id = ${executionId} AND e.status IN ('pending', 'running')`;
     const row = rows[0];
     if (!row) return null;
-    if (row.cap === null) return claimExecution(tx, executionId);
+    if (!row.profileTurn) return 'profile-busy';
+    if (row.cap === null) return (await claimExecution(tx, executionId)) ?? 'profile-busy';
     const claimed = await claimIf(
       tx,
       executionId,
@@ -127,11 +162,13 @@ export interface LogRecord {
   attempt?: number;
 }
 
-export interface ArtifactRecord {
+/** An artifact whose content the artifact store already holds (`data` here, or `storageKey` there). */
+export interface ArtifactRecord extends PlacedArtifactContent {
   id: string;
   kind: string;
   contentType: string;
-  data: Buffer;
+  /** The step it was taken after (step screenshots, a screenshot step's output). */
+  stepIndex?: number | null;
 }
 
 export interface ProgressBatch {
@@ -180,7 +217,10 @@ export async function writeProgress(db: Db, executionId: string, batch: Progress
         executionId,
         kind: a.kind,
         contentType: a.contentType,
-        data: new Uint8Array(a.data),
+        data: a.data === null ? null : new Uint8Array(a.data),
+        storageKey: a.storageKey,
+        bytes: a.bytes,
+        stepIndex: a.stepIndex ?? null,
       })),
     });
   }
@@ -229,6 +269,12 @@ export interface ExecutionAttemptEnd {
   progress: ProgressBatch;
   /** For a failure with a screenshot: its signed URL, sent in the `execution.failed` event. */
   screenshotUrl?: string | null;
+  /**
+   * The run's end state for its profile (manifest `session.persist` allowing), saved as the
+   * profile's next version in the same transaction: the next run of the profile, which cannot
+   * start before this one has ended, always sees it.
+   */
+  profileState?: Omit<NewProfileVersion, 'source' | 'executionId'> | null;
 }
 
 /**
@@ -267,6 +313,8 @@ export async function endExecutionAttempt(
       return { finished: false, deliveryIds: [] };
     }
     await writeProgress(tx, end.executionId, end.progress);
+    if (end.profileState)
+      await saveProfileVersion(tx, { ...end.profileState, source: 'run', executionId: end.executionId });
     const ended = ((): ExecutionEnd => {
       switch (outcome.status) {
         case 'completed':
@@ -286,18 +334,23 @@ export async function endExecutionAttempt(
 /**
  * Fails an execution that is not final yet, whoever holds it (lost workers, exhausted retries),
  * with its `execution.failed` delivery when subscribed (left for the delivery sweeper to send).
+ * Returns the failed row (for the live streams' notice), or null when it had already ended.
  */
-export async function failUnfinishedExecution(db: Db, executionId: string, error: string): Promise<boolean> {
+export async function failUnfinishedExecution(
+  db: Db,
+  executionId: string,
+  error: string,
+): Promise<{ id: string; organizationId: string; botId: string; attempt: number } | null> {
   return inTransaction(db, async (tx) => {
     const [row] = await tx.execution.updateManyAndReturn({
       where: { id: executionId, status: { in: ['pending', 'running'] } },
       data: { status: 'failed', error, completedAt: new Date() },
-      select: { id: true, botId: true, completedAt: true },
+      select: { id: true, organizationId: true, botId: true, attempt: true, completedAt: true },
     });
-    if (!row) return false;
+    if (!row) return null;
     const facts = { executionId: row.id, botId: row.botId, endedAt: row.completedAt ?? new Date() };
     await createEventDeliveries(tx, facts, { status: 'failed', error, screenshotUrl: null });
-    return true;
+    return { id: row.id, organizationId: row.organizationId, botId: row.botId, attempt: row.attempt };
   });
 }
 
@@ -330,12 +383,12 @@ export async function cancelExecution(
 export async function cancelBotExecutions(
   db: Db,
   input: { organizationId: string; botId: string; statuses: ('pending' | 'running')[] },
-): Promise<{ executionIds: string[]; deliveryIds: string[] }> {
+): Promise<{ executions: { id: string; status: ExecutionStatus; attempt: number }[]; deliveryIds: string[] }> {
   return inTransaction(db, async (tx) => {
     const rows = await tx.execution.updateManyAndReturn({
       where: { botId: input.botId, organizationId: input.organizationId, status: { in: input.statuses } },
       data: { status: 'cancelled', completedAt: new Date() },
-      select: { id: true, completedAt: true },
+      select: { id: true, completedAt: true, status: true, attempt: true },
     });
     const deliveryIds: string[] = [];
     if (rows.length > 0) {
@@ -345,7 +398,7 @@ export async function cancelBotExecutions(
         deliveryIds.push(...(await createEventDeliveries(tx, facts, { status: 'cancelled' }, manifest)));
       }
     }
-    return { executionIds: rows.map((r) => r.id), deliveryIds };
+    return { executions: rows.map(({ id, status, attempt }) => ({ id, status, attempt })), deliveryIds };
   });
 }
 
@@ -353,13 +406,20 @@ export async function cancelBotExecutions(
  * Puts this attempt's run back to `pending`, if this attempt still owns it: a bot failure to be
  * tried again, or a run handed back at shutdown. The next claim starts the next attempt (and
  * clears this one's step outputs and screenshots) without counting an infrastructure retry.
+ * Returns the requeued row's owners (for the live streams' notice), or null when this attempt no
+ * longer owns the run.
  */
-export async function requeueExecution(db: Db, executionId: string, attempt: number): Promise<boolean> {
-  const { count } = await db.execution.updateMany({
+export async function requeueExecution(
+  db: Db,
+  executionId: string,
+  attempt: number,
+): Promise<{ organizationId: string; botId: string } | null> {
+  const [row] = await db.execution.updateManyAndReturn({
     where: { id: executionId, attempt, status: 'running' },
     data: { status: 'pending' },
+    select: { organizationId: true, botId: true },
   });
-  return count === 1;
+  return row ?? null;
 }
 
 export const newArtifactId = () => newId('art');

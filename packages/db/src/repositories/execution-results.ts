@@ -35,19 +35,21 @@ export interface ArtifactSummary {
   kind: string;
   contentType: string;
   bytes: number;
+  stepIndex: number | null;
   createdAt: Date;
 }
 
 /**
- * The artifacts of an execution, oldest first, without their data: the size comes from
- * PostgreSQL (octet_length reads a bytea's stored length, not its contents), so listing a run's
+ * The artifacts of an execution, oldest first, without their data: the size is the row's `bytes`
+ * (the content may live in the artifact store, not the row), so listing a run's traces and
  * downloads never loads them.
  */
 export function listArtifacts(db: Db, executionId: string): Promise<ArtifactSummary[]> {
-  return db.$queryRaw<ArtifactSummary[]>`
-    SELECT id, kind, "contentType", octet_length(data)::int AS bytes, "createdAt"
-      FROM "Artifact" WHERE "executionId" = ${executionId}
-     ORDER BY "createdAt", id`;
+  return db.artifact.findMany({
+    where: { executionId },
+    select: { id: true, kind: true, contentType: true, bytes: true, stepIndex: true, createdAt: true },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
 }
 
 export function findArtifact(db: Db, artifactId: string) {

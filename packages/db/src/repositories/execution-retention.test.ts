@@ -1,6 +1,12 @@
 import type { PrismaClient } from '../client';
-import { createTestBot, createTestExecution, createTestOrganization, useTestOrganization } from '../testing';
-import { deleteBotsOfOrganization } from './bots';
+import {
+  artifactInRow,
+  createTestBot,
+  createTestExecution,
+  createTestOrganization,
+  useTestOrganization,
+} from '../testing';
+import { deleteBot, deleteBotsOfOrganization } from './bots';
 import { recordDeliveryAttempt } from './deliveries';
 import { cancelExecution, claimExecution, endExecutionAttempt, newArtifactId } from './execution-lifecycle';
 import { deleteExpiredExecutions } from './execution-retention';
@@ -45,7 +51,7 @@ async function finishedRunWithChildren(botId: string, org = organizationId, deli
     progress: {
       steps: [{ index: 0, action: 'goto', status: 'completed', data: null, error: null, startedAt: 0, durationMs: 5 }],
       logs: [{ timestamp: Date.now(), level: 'info', source: 'runner', message: 'done' }],
-      artifacts: [{ id: newArtifactId(), kind: 'screenshot', contentType: 'image/png', data: Buffer.from('png') }],
+      artifacts: [artifactInRow('screenshot', 'image/png', Buffer.from('png'))],
     },
   });
   const deliveryId = ended.deliveryIds[0]!;
@@ -91,7 +97,7 @@ it('deletes an old finished run with its step outputs, logs, screenshots, delive
   });
   await age(run.executionId, 40);
 
-  expect(await deleteExpiredExecutions(db, { before: daysAgo(30), organizationId })).toBe(1);
+  expect((await deleteExpiredExecutions(db, { before: daysAgo(30), organizationId })).deleted).toBe(1);
   expect(await exists(run.executionId)).toBe(false);
   expect(await childCounts(run.executionId, run.deliveryId)).toEqual({
     stepOutputs: 0,
@@ -120,7 +126,7 @@ it('keeps recent runs, unfinished old runs and runs whose delivery is still pend
   await db.execution.update({ where: { id: cancelled.id }, data: { createdAt: daysAgo(400) } });
   await cancelExecution(db, organizationId, cancelled.id);
 
-  expect(await deleteExpiredExecutions(db, { before: daysAgo(30), organizationId })).toBe(0);
+  expect((await deleteExpiredExecutions(db, { before: daysAgo(30), organizationId })).deleted).toBe(0);
   for (const id of [recent.executionId, stillDelivering.executionId, pending.id, running.id, cancelled.id]) {
     expect(await exists(id)).toBe(true);
   }
@@ -151,11 +157,11 @@ it('deletes failed and cancelled runs too, in batches of at most batchSize, olde
   }
 
   const before = daysAgo(30);
-  expect(await deleteExpiredExecutions(db, { before, batchSize: 2, organizationId })).toBe(2);
+  expect((await deleteExpiredExecutions(db, { before, batchSize: 2, organizationId })).deleted).toBe(2);
   expect(await Promise.all(ids.map(exists))).toEqual([false, false, true, true, true]);
-  expect(await deleteExpiredExecutions(db, { before, batchSize: 2, organizationId })).toBe(2);
-  expect(await deleteExpiredExecutions(db, { before, batchSize: 2, organizationId })).toBe(1);
-  expect(await deleteExpiredExecutions(db, { before, batchSize: 2, organizationId })).toBe(0);
+  expect((await deleteExpiredExecutions(db, { before, batchSize: 2, organizationId })).deleted).toBe(2);
+  expect((await deleteExpiredExecutions(db, { before, batchSize: 2, organizationId })).deleted).toBe(1);
+  expect((await deleteExpiredExecutions(db, { before, batchSize: 2, organizationId })).deleted).toBe(0);
   expect(await Promise.all(ids.map(exists))).toEqual([false, false, false, false, false]);
 });
 
@@ -169,9 +175,9 @@ it('touches only the organization it is scoped to', async () => {
       completed: { extractedData: null },
     });
     await age(execution.id, 40);
-    expect(await deleteExpiredExecutions(db, { before: daysAgo(30), organizationId })).toBe(0);
+    expect((await deleteExpiredExecutions(db, { before: daysAgo(30), organizationId })).deleted).toBe(0);
     expect(await exists(execution.id)).toBe(true);
-    expect(await deleteExpiredExecutions(db, { before: daysAgo(30), organizationId: other })).toBe(1);
+    expect((await deleteExpiredExecutions(db, { before: daysAgo(30), organizationId: other })).deleted).toBe(1);
   } finally {
     await deleteBotsOfOrganization(db, other);
   }
@@ -191,7 +197,7 @@ it('lets concurrent callers share the work without deleting a row twice or waiti
   const deleteAll = async () => {
     let total = 0;
     for (;;) {
-      const deleted = await deleteExpiredExecutions(db, { before, batchSize: 3, organizationId });
+      const { deleted } = await deleteExpiredExecutions(db, { before, batchSize: 3, organizationId });
       if (deleted === 0) return total;
       total += deleted;
     }
@@ -199,4 +205,53 @@ it('lets concurrent callers share the work without deleting a row twice or waiti
   const totals = await Promise.all([deleteAll(), deleteAll(), deleteAll()]);
   expect(totals.reduce((a, b) => a + b, 0)).toBe(12);
   expect(await db.execution.count({ where: { botId: bot.id } })).toBe(0);
+});
+
+/** A finished run with one artifact kept in the row and two in S3 (ARTIFACT_STORE=s3): their keys. */
+async function finishedRunWithStoredArtifacts(botId: string): Promise<{ executionId: string; storageKeys: string[] }> {
+  const execution = await createTestExecution(db, { botId, organizationId });
+  const claimed = await claimExecution(db, execution.id);
+  const inBucket = (kind: string) => {
+    const id = newArtifactId();
+    return { id, kind, contentType: 'application/zip', data: null, storageKey: `${execution.id}/${id}`, bytes: 3 };
+  };
+  const artifacts = [inBucket('trace'), inBucket('har'), artifactInRow('screenshot', 'image/png', Buffer.from('png'))];
+  await endExecutionAttempt(db, {
+    executionId: execution.id,
+    botId,
+    attempt: claimed!.attempt,
+    outcome: { status: 'failed', error: 'boom', stepIndex: null },
+    progress: { steps: [], logs: [], artifacts },
+  });
+  return { executionId: execution.id, storageKeys: artifacts.flatMap((a) => (a.storageKey ? [a.storageKey] : [])) };
+}
+
+it('answers the S3 keys of the artifacts of the runs it deleted, and only those', async () => {
+  const bot = await createTestBot(db, organizationId);
+  const old = await finishedRunWithStoredArtifacts(bot.id);
+  const recent = await finishedRunWithStoredArtifacts(bot.id);
+  await age(old.executionId, 40);
+
+  const result = await deleteExpiredExecutions(db, { before: daysAgo(30), organizationId });
+  expect(result.deleted).toBe(1);
+  expect(result.storageKeys.sort()).toEqual([...old.storageKeys].sort());
+  expect(await db.artifact.count({ where: { executionId: recent.executionId } })).toBe(3);
+  expect((await deleteExpiredExecutions(db, { before: daysAgo(30), organizationId })).storageKeys).toEqual([]);
+});
+
+it("answers the S3 keys of a deleted bot's artifacts, and null for a bot that is not there", async () => {
+  const bot = await createTestBot(db, organizationId);
+  const first = await finishedRunWithStoredArtifacts(bot.id);
+  const second = await finishedRunWithStoredArtifacts(bot.id);
+  const other = await createTestBot(db, organizationId);
+  const kept = await finishedRunWithStoredArtifacts(other.id);
+
+  const deleted = await deleteBot(db, organizationId, bot.id);
+  expect(deleted?.storageKeys.sort()).toEqual([...first.storageKeys, ...second.storageKeys].sort());
+  expect(await exists(first.executionId)).toBe(false);
+  expect(await exists(kept.executionId)).toBe(true);
+  expect(await deleteBot(db, organizationId, bot.id)).toBeNull();
+  // Another organization's bot is not there either.
+  expect(await deleteBot(db, (await createTestOrganization(db)).id, other.id)).toBeNull();
+  expect(await exists(kept.executionId)).toBe(true);
 });

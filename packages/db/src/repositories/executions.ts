@@ -9,7 +9,7 @@ import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
  * Every column but the extracted data, which can run to megabytes and which most reads of an
  * execution (its state, its logs, its failure) never show.
  */
-const EXECUTION_SUMMARY = {
+export const EXECUTION_SUMMARY = {
   id: true,
   botId: true,
   organizationId: true,
@@ -22,12 +22,31 @@ const EXECUTION_SUMMARY = {
   error: true,
   failedStepIndex: true,
   dataChanged: true,
+  botVersion: true,
   createdAt: true,
   startedAt: true,
   completedAt: true,
 } as const satisfies Prisma.ExecutionSelect;
 
 export type ExecutionSummary = Prisma.ExecutionGetPayload<{ select: typeof EXECUTION_SUMMARY }>;
+
+/** A summary with its bot's name, for reads people see: a run is named by its bot, not by an id. */
+export type NamedExecutionSummary = ExecutionSummary & { botName: string };
+
+/**
+ * The summary's columns and the bot's name, for raw statements over "Execution": the name comes in
+ * the same statement (a run always has its bot: deleting a bot deletes its runs).
+ */
+export const NAMED_SUMMARY_COLUMNS = `${Object.keys(EXECUTION_SUMMARY)
+  .map((column) => `"Execution"."${column}"`)
+  .join(', ')}, (SELECT b.name FROM "Bot" b WHERE b.id = "Execution"."botId") AS "botName"`;
+
+const NAMED_SUMMARY = { ...EXECUTION_SUMMARY, bot: { select: { name: true } } } as const;
+
+const named = ({ bot, ...summary }: Prisma.ExecutionGetPayload<{ select: typeof NAMED_SUMMARY }>) => ({
+  ...summary,
+  botName: bot.name,
+});
 
 /** The execution without its extracted data, if it belongs to the organization. */
 export interface NewExecution {
@@ -42,9 +61,22 @@ export interface NewExecution {
   scheduledFor?: Date;
 }
 
+/**
+ * A new run takes the profile its bot's manifest names at that moment (`session.profileId`): the
+ * profile's runs take turns in the order they were triggered (see claimExecutionWithinCap).
+ */
+const PROFILE_OF_BOT = `(SELECT m."sessionProfileId" FROM "Manifest" m WHERE m."botId" = $2)`;
+
+/**
+ * A new run also takes the bot's version at that moment (bot-versions.ts): the definition it runs,
+ * whatever is edited before a worker claims it. A rerun is a new run like any other: it runs the
+ * bot's current version, not the original's (restore a version to run it again).
+ */
+const VERSION_OF_BOT = `(SELECT b.version FROM "Bot" b WHERE b.id = $2)`;
+
 const INSERT_EXECUTION = preparedStatement(
-  `INSERT INTO "Execution" (id, "botId", "organizationId", trigger, params, "idempotencyKey", "scheduledFor", "rerunOf", "updatedAt")
-   VALUES ($1, $2, $3, $4::"ExecutionTrigger", $5::jsonb, $6, $7, $8, now())
+  `INSERT INTO "Execution" (id, "botId", "organizationId", trigger, params, "idempotencyKey", "scheduledFor", "rerunOf", "profileId", "botVersion", "updatedAt")
+   VALUES ($1, $2, $3, $4::"ExecutionTrigger", $5::jsonb, $6, $7, $8, ${PROFILE_OF_BOT}, ${VERSION_OF_BOT}, now())
    RETURNING *`,
 );
 
@@ -74,13 +106,17 @@ export interface NewExecutions {
 /**
  * Writes every run of a batch in one multi-row INSERT: one statement, so all rows exist or none
  * does, and one round trip whatever the size. Returns the ids in the order of `params`.
+ * The ids are sorted as they are handed out: the rows share createdAt, so a profile's turns
+ * (createdAt, then id) follow the batch's order.
  */
 export async function createExecutions(db: Db, input: NewExecutions): Promise<string[]> {
-  const ids = input.params.map(() => newId('exe'));
+  const ids = input.params.map(() => newId('exe')).sort();
   const params = input.params.map((p) => JSON.stringify(p));
   await db.$executeRaw`
-    INSERT INTO "Execution" (id, "botId", "organizationId", trigger, params, "updatedAt")
-    SELECT run.id, ${input.botId}, ${input.organizationId}, 'api'::"ExecutionTrigger", run.params::jsonb, now()
+    INSERT INTO "Execution" (id, "botId", "organizationId", trigger, params, "profileId", "botVersion", "updatedAt")
+    SELECT run.id, ${input.botId}, ${input.organizationId}, 'api'::"ExecutionTrigger", run.params::jsonb,
+           (SELECT m."sessionProfileId" FROM "Manifest" m WHERE m."botId" = ${input.botId}),
+           (SELECT b.version FROM "Bot" b WHERE b.id = ${input.botId}), now()
       FROM unnest(${ids}::text[], ${params}::text[]) AS run(id, params)`;
   return ids;
 }
@@ -148,17 +184,15 @@ export async function findExecution(db: Db, organizationId: string, executionId:
 }
 
 const FIND_EXECUTION_SUMMARY = preparedStatement(
-  `SELECT ${Object.keys(EXECUTION_SUMMARY)
-    .map((column) => `"${column}"`)
-    .join(', ')} FROM "Execution" WHERE id = $1 AND "organizationId" = $2`,
+  `SELECT ${NAMED_SUMMARY_COLUMNS} FROM "Execution" WHERE id = $1 AND "organizationId" = $2`,
 );
 
 export async function findExecutionSummary(
   db: Db,
   organizationId: string,
   executionId: string,
-): Promise<ExecutionSummary | null> {
-  const rows = await queryPrepared<ExecutionSummary>(db, FIND_EXECUTION_SUMMARY, [executionId, organizationId]);
+): Promise<NamedExecutionSummary | null> {
+  const rows = await queryPrepared<NamedExecutionSummary>(db, FIND_EXECUTION_SUMMARY, [executionId, organizationId]);
   return rows[0] ?? null;
 }
 
@@ -190,7 +224,10 @@ function filterWhere(filter: ExecutionFilter): Prisma.ExecutionWhereInput {
   };
 }
 
-/** A page of the organization's executions (all its bots'), newest first, without their extracted data. */
+/**
+ * A page of the organization's executions (all its bots'), newest first, without their extracted
+ * data, each with its bot's name (joined by the same read, not one read per bot).
+ */
 export async function listOrganizationExecutions(
   db: Db,
   organizationId: string,
@@ -198,11 +235,11 @@ export async function listOrganizationExecutions(
 ) {
   const rows = await db.execution.findMany({
     where: { AND: [{ organizationId }, filterWhere(page.filter ?? {}), afterCursor(page.cursor)] },
-    select: EXECUTION_SUMMARY,
+    select: NAMED_SUMMARY,
     orderBy: NEWEST_FIRST,
     take: page.limit + 1,
   });
-  return toPage(rows, page.limit);
+  return toPage(rows.map(named), page.limit);
 }
 
 /** A page of the bot's executions, newest first, without their extracted data. */

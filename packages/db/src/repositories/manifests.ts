@@ -3,11 +3,13 @@ import {
   ParameterDefinitionSchema,
   type Capabilities,
   type ParameterDefinition,
+  type SessionPersist,
   StoredWebhookSchema,
   type StoredWebhook,
 } from '@botfleet/core';
 import { z } from 'zod';
 import { Prisma, type Manifest as ManifestRow } from '../generated/prisma/client';
+import { recordBotVersion } from './bot-versions';
 import type { Db } from './db-handle';
 import { inTransaction } from './in-transaction';
 
@@ -26,6 +28,8 @@ export interface StoredManifest {
   /** The first failed attempt since the last successful one. */
   webhookFailingSince?: Date | null;
   parameters: ParameterDefinition[];
+  /** The browser profile runs start from and, by `persist`, save back to (contract-3 section 5). */
+  session: { profileId: string; persist: SessionPersist } | null;
 }
 
 const EMPTY: StoredManifest = {
@@ -37,6 +41,7 @@ const EMPTY: StoredManifest = {
   webhookDisabledReason: null,
   webhookFailingSince: null,
   parameters: [],
+  session: null,
 };
 
 /** The bot's manifest; a bot without a row has the empty manifest. */
@@ -62,6 +67,7 @@ export function toStoredManifest(row: ManifestRow | null): StoredManifest {
     webhookDisabledReason: row.webhookDisabledReason,
     webhookFailingSince: row.webhookFailingSince,
     parameters: z.array(ParameterDefinitionSchema).parse(row.parameters),
+    session: row.sessionProfileId ? { profileId: row.sessionProfileId, persist: row.sessionPersist } : null,
   };
 }
 
@@ -75,23 +81,28 @@ export async function saveManifest(db: Db, botId: string, manifest: StoredManife
     webhookDisabledReason: manifest.webhookDisabledReason,
     webhookFailingSince: manifest.webhookFailingSince,
     parameters: manifest.parameters as unknown as Prisma.InputJsonArray,
+    sessionProfileId: manifest.session?.profileId ?? null,
+    sessionPersist: manifest.session?.persist ?? 'onSuccess',
   };
   await db.manifest.upsert({ where: { botId }, update: data, create: { botId, ...data } });
 }
 
 /**
  * Read-modify-write of the bot's manifest under a row lock, so two concurrent writers cannot
- * interleave theirs. `modify` may throw (e.g. a validation error) to abort without writing.
+ * interleave theirs. `modify` may throw (e.g. a validation error) to abort without writing; it is
+ * handed the transaction for checks that must hold until the write (a profile the manifest names).
+ * A manifest that changed makes the bot's next version, in the same transaction.
  */
 export async function modifyManifest(
   db: Db,
   botId: string,
-  modify: (current: StoredManifest) => StoredManifest,
+  modify: (current: StoredManifest, tx: Db) => StoredManifest | Promise<StoredManifest>,
 ): Promise<StoredManifest> {
   return inTransaction(db, async (tx) => {
     await tx.$executeRaw`SELECT 1 FROM "Manifest" WHERE "botId" = ${botId} FOR UPDATE`;
-    const next = modify(await loadManifest(tx, botId));
+    const next = await modify(await loadManifest(tx, botId), tx);
     await saveManifest(tx, botId, next);
+    await recordBotVersion(tx, botId);
     return next;
   });
 }

@@ -1,4 +1,5 @@
 import { newId } from '@botfleet/core';
+import { recordBotVersion } from './bot-versions';
 import type { Db } from './db-handle';
 import { inTransaction } from './in-transaction';
 
@@ -41,7 +42,9 @@ export async function saveGeneratedScript(db: Db, botId: string, source: string)
   await ensureOneActive(db, botId);
 }
 
-// The writes below are one transaction each: the one-active invariant holds between statements.
+// The writes below are one transaction each: the one-active invariant holds between statements,
+// and each records the bot's next version (none when it changed nothing, e.g. activating the
+// active script).
 
 export async function createHandwrittenScript(
   db: Db,
@@ -54,6 +57,7 @@ export async function createHandwrittenScript(
     });
     if (input.active) await activate(tx, botId, script.id);
     await ensureOneActive(tx, botId);
+    await recordBotVersion(tx, botId);
     return tx.script.findUniqueOrThrow({ where: { id: script.id } });
   });
 }
@@ -70,6 +74,7 @@ export async function updateScript(
     if (active === true) await activate(tx, botId, scriptId);
     if (active === false) await tx.script.update({ where: { id: scriptId }, data: { active: false } });
     await ensureOneActive(tx, botId);
+    await recordBotVersion(tx, botId);
     return tx.script.findUniqueOrThrow({ where: { id: scriptId } });
   });
 }
@@ -78,5 +83,6 @@ export async function deleteScript(db: Db, botId: string, scriptId: string): Pro
   await inTransaction(db, async (tx) => {
     await tx.script.delete({ where: { id: scriptId } });
     await ensureOneActive(tx, botId);
+    await recordBotVersion(tx, botId);
   });
 }

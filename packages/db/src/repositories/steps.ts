@@ -1,5 +1,6 @@
 import { newId, type CreateBotInput, type Step } from '@botfleet/core';
 import type { Prisma, RecordedStep } from '../generated/prisma/client';
+import { recordBotVersion } from './bot-versions';
 import { createBot } from './bots';
 import type { Db } from './db-handle';
 import { inTransaction } from './in-transaction';
@@ -30,7 +31,13 @@ export async function replaceSteps(db: Db, botId: string, steps: Step[]): Promis
   });
 }
 
-/** Replaces the bot's steps and the script generated from them, atomically. */
+/** Writes the steps and the script generated from them (the caller records the version). */
+async function writeStepsAndScript(db: Db, botId: string, steps: Step[], generatedSource: string): Promise<void> {
+  await replaceSteps(db, botId, steps);
+  await saveGeneratedScript(db, botId, generatedSource);
+}
+
+/** Replaces the bot's steps and the script generated from them, atomically, as a new version. */
 export async function replaceStepsAndScript(
   db: Db,
   botId: string,
@@ -38,12 +45,15 @@ export async function replaceStepsAndScript(
   generatedSource: string,
 ): Promise<void> {
   await inTransaction(db, async (tx) => {
-    await replaceSteps(tx, botId, steps);
-    await saveGeneratedScript(tx, botId, generatedSource);
+    await writeStepsAndScript(tx, botId, steps, generatedSource);
+    await recordBotVersion(tx, botId);
   });
 }
 
-/** Creates a bot with its steps and the script generated from them, atomically (a bot from a recording). */
+/**
+ * Creates a bot with its steps and the script generated from them, atomically (a bot from a
+ * recording): its version 1 holds the recording's steps.
+ */
 export async function createBotWithSteps(
   db: Db,
   organizationId: string,
@@ -51,9 +61,5 @@ export async function createBotWithSteps(
   steps: Step[],
   generatedSource: string,
 ) {
-  return inTransaction(db, async (tx) => {
-    const bot = await createBot(tx, organizationId, input);
-    await replaceStepsAndScript(tx, bot.id, steps, generatedSource);
-    return bot;
-  });
+  return createBot(db, organizationId, input, (tx, botId) => writeStepsAndScript(tx, botId, steps, generatedSource));
 }

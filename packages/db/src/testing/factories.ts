@@ -5,6 +5,7 @@ import { createBot } from '../repositories/bots';
 import { detectDataChange, saveDataChange } from '../repositories/data-changes';
 import type { Db } from '../repositories/db-handle';
 import { createEventDeliveries } from '../repositories/event-deliveries';
+import { newArtifactId, type ArtifactRecord } from '../repositories/execution-lifecycle';
 import { createExecution, type NewExecution } from '../repositories/executions';
 import { inTransaction } from '../repositories/in-transaction';
 import { loadManifest, saveManifest, toStoredManifest, type StoredManifest } from '../repositories/manifests';
@@ -40,9 +41,10 @@ export interface TestBotInput extends Partial<CreateBotInput> {
 export async function createTestBot(db: Db, organizationId: string, input: TestBotInput = {}): Promise<Bot> {
   const { manifest, ...fields } = input;
   const defaults = { name: 'test bot', targetUrl: 'https://a.example', kind: 'extraction' as const, tags: [] };
-  const bot = await createBot(db, organizationId, { ...defaults, ...fields });
-  if (manifest) await saveManifest(db, bot.id, { ...toStoredManifest(null), ...manifest });
-  return bot;
+  // The manifest is part of what the bot is created with: its version 1 holds it.
+  return createBot(db, organizationId, { ...defaults, ...fields }, async (tx, botId) => {
+    if (manifest) await saveManifest(tx, botId, { ...toStoredManifest(null), ...manifest });
+  });
 }
 
 export interface TestExecutionInput extends Partial<Omit<NewExecution, 'botId' | 'organizationId'>> {
@@ -139,4 +141,9 @@ export async function createCompletedExecutionWithDelivery(
     );
     return { executionId: execution.id, deliveryId: deliveryIds[0] ?? null, deliveryIds };
   });
+}
+
+/** An artifact record whose bytes live in its row (ARTIFACT_STORE=postgres), for writeProgress. */
+export function artifactInRow(kind: string, contentType: string, data: Buffer): ArtifactRecord {
+  return { id: newArtifactId(), kind, contentType, data, storageKey: null, bytes: data.length };
 }

@@ -28,19 +28,19 @@ describe('generateScript output', () => {
         { action: 'extract', name: 'title', selector: 'h1', timeout: 2000 },
       ]),
     ).toBe(`${HEADER}
-  await step("0 goto", async () => {
+  await step("1 goto", async () => {
     await page.goto("https://shop.test/search?q=" + text(params.q) + "&page=1");
   });
 
-  await step("1 fill", async () => {
+  await step("2 fill", async () => {
     await page.fill("#q", text(params.q), { timeout: 5000 });
   });
 
-  await step("2 press", async () => {
+  await step("3 press", async () => {
     await page.keyboard.press("Enter");
   });
 
-  data.title = await step("3 extract", async () => {
+  data.title = await step("4 extract", async () => {
     const content = await page.textContent("h1", { timeout: 2000 });
     return content === null ? null : content.trim();
   });
@@ -69,38 +69,38 @@ function text(value) {
       ]),
     ).toBe(`${HEADER}
   try {
-    await step("0 click", async () => {
+    await step("1 click", async () => {
       await page.click(".cookie button");
     }, { optional: true });
   } catch (error) {
-    log.warn("Optional step 0 (click) failed: " + (error && error.message));
+    log.warn("Optional step 1 (click) failed: " + (error && error.message));
   }
 
-  await step("1 waitFor", async () => {
+  await step("2 waitFor", async () => {
     await page.waitForSelector("#list", { state: 'visible', timeout: 100 });
   });
 
-  await step("2 waitFor", async () => {
+  await step("3 waitFor", async () => {
     await page.waitForTimeout(250);
   });
 
-  await step("3 scroll", async () => {
+  await step("4 scroll", async () => {
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
   });
 
-  await step("4 scroll", async () => {
+  await step("5 scroll", async () => {
     await page.scrollIntoViewIfNeeded("#footer");
   });
 
-  data.skus = await step("5 extract", async () => {
+  data.skus = await step("6 extract", async () => {
     return page.$$eval("li", readAll, "data-sku");
   });
 
-  data.link = await step("6 extract", async () => {
+  data.link = await step("7 extract", async () => {
     return page.getAttribute("a", "href");
   });
 
-  await step("7 screenshot", async () => {
+  await step("8 screenshot", async () => {
     return page.screenshot({ fullPage: true });
   });
 
@@ -119,7 +119,7 @@ function readAll(elements, attribute) {
       { action: 'click', selector: [['aria/Buy'], '#buy'], waitForNavigation: { url: 'https://a.example/done' } },
       { action: 'fill', selector: [['#q']], value: '{{params.q}}', frame: [0] },
     ]);
-    expect(source).toContain(`  await step("0 click", async () => {
+    expect(source).toContain(`  await step("1 click", async () => {
     const target = await locateElement(page, [["aria/Buy"], "#buy"], "", 15000);
     await Promise.all([
       page.waitForNavigation({ url: "https://a.example/done" }),
@@ -167,6 +167,23 @@ function readAll(elements, attribute) {
     expect(generate([{ action: 'goto', url: '/{{params.constructor}}' }])).toContain(
       'page.goto("/" + text((Object.hasOwn(params, "constructor") ? params["constructor"] : undefined)));',
     );
+  });
+
+  it('names the credential and field of a credential fill, and no value', () => {
+    const credential = 'crd_01kdvdna00q3v6n9r2t8w4y5z7';
+    const source = generate([
+      { action: 'fill', selector: '#user', value: { credential, field: 'username' } },
+      { action: 'fill', selector: [['#pass']], value: { credential, field: 'password' }, keystrokes: true },
+    ]);
+    expect(source).toContain(`await page.fill("#user", credential("${credential}", "username"));`);
+    expect(source).toContain(
+      `await page.$$eval(target.selector, prepareKeystrokes, credential("${credential}", "password"));`,
+    );
+    // The helper refuses to fill rather than put in a value the script never had.
+    expect(source).toContain('function credential(id, field) {\n  throw new Error(');
+    // No text literal stands where a value would go: each fill's value is the helper's call.
+    expect(source).not.toMatch(/page\.fill\([^,]+, "/);
+    expect(source).not.toMatch(/prepareKeystrokes, "/);
   });
 });
 
@@ -263,13 +280,12 @@ describe('generated scripts in the sandbox', () => {
       links: [{ more: '/apple' }, { more: null }, { more: '/cherry' }],
     });
     expect(session.steps.map((s) => `${s.action}:${s.status}`)).toEqual([
-      '0 fill:completed',
-      '1 select:completed',
-      '2 check:completed',
-      '3 click:skipped',
-      '4 click:completed',
-      '5 waitFor:completed',
-      '6 extract:completed',
+      '1 fill:completed',
+      '2 select:completed',
+      '3 check:completed',
+      '4 click:skipped',
+      '5 click:completed',
+      '6 waitFor:completed',
       '7 extract:completed',
       '8 extract:completed',
       '9 extract:completed',
@@ -277,16 +293,17 @@ describe('generated scripts in the sandbox', () => {
       '11 extract:completed',
       '12 extract:completed',
       '13 extract:completed',
-      '14 scroll:completed',
+      '14 extract:completed',
       '15 scroll:completed',
-      '16 screenshot:completed',
+      '16 scroll:completed',
+      '17 screenshot:completed',
     ]);
     expect(session.steps[16]?.data).toEqual({ artifactId: 'artifact-1' });
     expect(session.logs).toEqual([
       {
         level: 'warn',
         source: 'script',
-        message: expect.stringMatching(/^Optional step 3 \(click\) failed: page\.click: Timeout 100ms exceeded/),
+        message: expect.stringMatching(/^Optional step 4 \(click\) failed: page\.click: Timeout 100ms exceeded/),
       },
     ]);
   });

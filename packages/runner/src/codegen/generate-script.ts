@@ -31,7 +31,9 @@ function stepStatements(step: Step, helpers: Map<string, ScriptHelper>): string[
   const action = stepActionOf(step);
   const body = action.toScript(step, scriptWriter(step, helpers));
   const dataKey = action.dataKey?.(step);
-  const name = JSON.stringify(`${step.index} ${step.action}`);
+  // Step names and messages count from 1, as people do (the console's list, run logs).
+  const number = step.index + 1;
+  const name = JSON.stringify(`${number} ${step.action}`);
   const call = [
     `await step(${name}, async () => {`,
     ...indent(body, 2),
@@ -39,7 +41,7 @@ function stepStatements(step: Step, helpers: Map<string, ScriptHelper>): string[
   ];
   if (dataKey !== undefined) call[0] = `${dataTarget(dataKey)} = ${call[0]}`;
   if (!step.optional) return call;
-  const label = JSON.stringify(`Optional step ${step.index} (${step.action}) failed: `);
+  const label = JSON.stringify(`Optional step ${number} (${step.action}) failed: `);
   return ['try {', ...indent(call, 2), '} catch (error) {', `  log.warn(${label} + (error && error.message));`, '}'];
 }
 
@@ -58,10 +60,27 @@ function scriptWriter(step: Step, helpers: Map<string, ScriptHelper>): ScriptWri
       const entries = [...extra, ...(step.timeout !== undefined ? [`timeout: ${numberLiteral(step.timeout)}`] : [])];
       return entries.length ? `, { ${entries.join(', ')} }` : '';
     },
+    credential(value) {
+      return `${use(CREDENTIAL_HELPER)}(${JSON.stringify(value.credential)}, ${JSON.stringify(value.field)})`;
+    },
     number: numberLiteral,
     use,
   };
 }
+
+/**
+ * A `fill` from a credential in the generated script. The values never leave the worker's
+ * recorded-steps interpreter (scripts, sandboxed or copied elsewhere, run without them), so the
+ * script says which credential the step uses and stops there, rather than fill a wrong value.
+ */
+const CREDENTIAL_HELPER: ScriptHelper = {
+  name: 'credential',
+  source: [
+    'function credential(id, field) {',
+    "  throw new Error('This step fills the ' + field + ' of credential ' + id + ': credential values are only filled by the recorded steps, not by scripts');",
+    '}',
+  ].join('\n'),
+};
 
 /** Names are identifiers once validated; anything else still cannot escape a string literal. */
 function dataTarget(key: string): string {

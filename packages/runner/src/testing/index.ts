@@ -4,3 +4,5 @@ export * from './browser';
 export * from './browser-fixture';
 export * from './fixture-pages';
 export * from './memory-session';
+export * from './png-colours';
+export * from './zip-entries';

@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import type { ArtifactKind, LogLevel, LogSource } from '@botfleet/core';
 import type { RunSession, StepResult } from '../run-session';
+import type { CredentialSource } from '../run-secrets';
 
 export interface MemoryLogEntry {
   level: LogLevel;
@@ -11,6 +13,7 @@ export interface MemoryArtifact {
   kind: ArtifactKind;
   contentType: string;
   data: Buffer;
+  stepIndex?: number;
 }
 
 /** A RunSession that keeps everything in arrays, for tests. */
@@ -21,7 +24,7 @@ export interface MemorySession extends RunSession {
 }
 
 export function createMemorySession(
-  options: { params?: Record<string, unknown>; deadline?: number } = {},
+  options: { params?: Record<string, unknown>; deadline?: number; credentials?: CredentialSource } = {},
 ): MemorySession {
   const steps: StepResult[] = [];
   const logs: MemoryLogEntry[] = [];
@@ -29,14 +32,16 @@ export function createMemorySession(
   return {
     params: options.params ?? {},
     deadline: options.deadline ?? Date.now() + 60_000,
+    credentials: options.credentials,
     steps,
     logs,
     artifacts,
     recordStep: (result) => void steps.push(result),
     log: (level, source, message) => void logs.push({ level, source, message }),
-    async saveArtifact(kind, contentType, data) {
+    async saveArtifact(kind, contentType, content, { stepIndex } = {}) {
       const id = `artifact-${artifacts.size + 1}`;
-      artifacts.set(id, { kind, contentType, data });
+      const data = Buffer.isBuffer(content) ? content : await readFile(content.path);
+      artifacts.set(id, { kind, contentType, data, ...(stepIndex === undefined ? {} : { stepIndex }) });
       return id;
     },
   };

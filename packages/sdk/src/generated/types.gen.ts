@@ -19,6 +19,25 @@ export type ApiKey = {
     lastUsedAt: number | null;
 };
 
+export type Artifact = {
+    id: string;
+    kind: 'screenshot' | 'download' | 'trace' | 'har' | 'stepScreenshot';
+    /**
+     * The step that made it, when known
+     */
+    stepIndex?: number;
+    contentType: string;
+    bytes: number;
+    /**
+     * Unix time in milliseconds
+     */
+    createdAt: number;
+    /**
+     * Signed URL; expires after SCREENSHOT_URL_TTL_SECONDS
+     */
+    url: string;
+};
+
 export type Bot = {
     id: string;
     name: string;
@@ -30,6 +49,18 @@ export type Bot = {
      * Unix time in milliseconds
      */
     createdAt: number;
+    /**
+     * When the bot last ran (its newest run’s createdAt); kept when retention deletes that run; null until it runs
+     */
+    lastRunAt: number | null;
+    /**
+     * The newest of the bot’s runs still kept
+     */
+    lastExecution: BotLastExecution | null;
+    /**
+     * Null when the bot has no schedule
+     */
+    schedule: BotScheduleSummary | null;
     description: string | null;
     /**
      * Retry policy for bot failures (default: no retries)
@@ -45,9 +76,40 @@ export type Bot = {
         delaySeconds: number;
     };
     /**
+     * The current version of the steps, scripts and manifest (GET /bots/:botId/versions); new runs run it
+     */
+    version: number;
+    /**
      * Unix time in milliseconds
      */
     updatedAt: number;
+};
+
+export type BotLastExecution = {
+    id: string;
+    status: ExecutionStatus;
+    /**
+     * Unix time in milliseconds
+     */
+    createdAt: number;
+    completedAt: number | null;
+};
+
+export type BotScheduleSummary = {
+    active: boolean;
+    /**
+     * Seconds between runs; null for a cron schedule
+     */
+    interval: number | null;
+    cron: string | null;
+    /**
+     * IANA zone the cron is read in
+     */
+    timezone: string;
+    /**
+     * Null while the schedule does not fire (inactive, or the bot paused)
+     */
+    nextRunAt: number | null;
 };
 
 export type BotSummary = {
@@ -61,6 +123,111 @@ export type BotSummary = {
      * Unix time in milliseconds
      */
     createdAt: number;
+    /**
+     * When the bot last ran (its newest run’s createdAt); kept when retention deletes that run; null until it runs
+     */
+    lastRunAt: number | null;
+    /**
+     * The newest of the bot’s runs still kept
+     */
+    lastExecution: BotLastExecution | null;
+    /**
+     * Null when the bot has no schedule
+     */
+    schedule: BotScheduleSummary | null;
+};
+
+export type BotVersion = {
+    version: number;
+    /**
+     * Unix time in milliseconds
+     */
+    createdAt: number;
+    /**
+     * What differs from the version before (empty for version 1, which is the bot as created)
+     */
+    changes: Array<'steps' | 'scripts' | 'manifest'>;
+    /**
+     * The version this one restored, when a restore made it
+     */
+    restoredFrom: number | null;
+    /**
+     * Whether this is the bot’s current version, the one new runs run
+     */
+    current: boolean;
+    /**
+     * What changed, in numbers: step and script counts before and after, manifest sections
+     */
+    summary: {
+        steps: {
+            /**
+             * In the version before; null for version 1
+             */
+            before: number | null;
+            after: number;
+        };
+        scripts: {
+            /**
+             * In the version before; null for version 1
+             */
+            before: number | null;
+            after: number;
+        };
+        /**
+         * Manifest sections that differ from the version before (a new webhook secret counts)
+         */
+        manifestSections: Array<'capabilities' | 'webhook' | 'parameters' | 'session'>;
+    };
+    botId: string;
+    steps: Array<Step>;
+    scripts: Array<VersionScript>;
+    /**
+     * Secrets masked as GET /bots/:botId/manifest masks them
+     */
+    manifest: Manifest;
+};
+
+export type BotVersionSummary = {
+    version: number;
+    /**
+     * Unix time in milliseconds
+     */
+    createdAt: number;
+    /**
+     * What differs from the version before (empty for version 1, which is the bot as created)
+     */
+    changes: Array<'steps' | 'scripts' | 'manifest'>;
+    /**
+     * The version this one restored, when a restore made it
+     */
+    restoredFrom: number | null;
+    /**
+     * Whether this is the bot’s current version, the one new runs run
+     */
+    current: boolean;
+    /**
+     * What changed, in numbers: step and script counts before and after, manifest sections
+     */
+    summary: {
+        steps: {
+            /**
+             * In the version before; null for version 1
+             */
+            before: number | null;
+            after: number;
+        };
+        scripts: {
+            /**
+             * In the version before; null for version 1
+             */
+            before: number | null;
+            after: number;
+        };
+        /**
+         * Manifest sections that differ from the version before (a new webhook secret counts)
+         */
+        manifestSections: Array<'capabilities' | 'webhook' | 'parameters' | 'session'>;
+    };
 };
 
 export type CreatedApiKey = {
@@ -80,6 +247,61 @@ export type CreatedApiKey = {
      * The key itself; shown only in this response
      */
     key: string;
+};
+
+export type Credential = {
+    id: string;
+    name: string;
+    username: string | null;
+    hasPassword: boolean;
+    hasTotp: boolean;
+    /**
+     * How codes are made (never the secret); null without a TOTP
+     */
+    totp: CredentialTotp | null;
+    /**
+     * Unix time in milliseconds
+     */
+    createdAt: number;
+    /**
+     * Unix time in milliseconds
+     */
+    updatedAt: number;
+};
+
+export type CredentialBinding = {
+    /**
+     * 0-based index of a `change` step of the recording
+     */
+    step: number;
+    /**
+     * The credential’s id (crd_...)
+     */
+    credential: string;
+    /**
+     * username, password, or totp: the RFC 6238 code current when the step runs
+     */
+    field: 'username' | 'password' | 'totp';
+};
+
+export type CredentialTotp = {
+    algorithm: 'SHA1' | 'SHA256' | 'SHA512';
+    digits: number;
+    /**
+     * Seconds each code lasts
+     */
+    period: number;
+};
+
+export type CredentialValue = {
+    /**
+     * The credential’s id (crd_...)
+     */
+    credential: string;
+    /**
+     * username, password, or totp: the RFC 6238 code current when the step runs
+     */
+    field: 'username' | 'password' | 'totp';
 };
 
 export type Delivery = {
@@ -137,6 +359,10 @@ export type Error = {
 export type Execution = {
     id: string;
     botId: string;
+    /**
+     * The bot’s name as it is now (a renamed bot’s runs show the new name)
+     */
+    botName: string;
     status: ExecutionStatus;
     trigger: 'api' | 'schedule' | 'rerun';
     params: {
@@ -146,6 +372,10 @@ export type Execution = {
      * For trigger "rerun": the execution this one reruns
      */
     rerunOf?: string;
+    /**
+     * The bot’s version when the run was triggered: the steps, scripts and manifest it runs
+     */
+    botVersion: number;
     /**
      * Which try this is (1-based); a bot with a retry policy may need several
      */
@@ -168,6 +398,17 @@ export type Execution = {
 
 export type ExecutionStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 
+export type ExecutionStatusChange = {
+    executionId: string;
+    botId: string;
+    status: ExecutionStatus;
+    attempt: number;
+    /**
+     * When the change was made (Unix ms)
+     */
+    updatedAt: number;
+};
+
 export type Failure = {
     error: string;
     screenshotUrl: string | null;
@@ -180,7 +421,7 @@ export type LogEntry = {
      */
     timestamp: number;
     level: 'debug' | 'info' | 'warn' | 'error';
-    source: 'runner' | 'script' | 'system';
+    source: 'runner' | 'script' | 'system' | 'page';
     message: string;
     /**
      * The try of the execution that wrote the line
@@ -203,6 +444,18 @@ export type Manifest = {
          * Keep files the pages download as artifacts of the run (GET /executions/:id/artifacts); by default downloads are cancelled
          */
         downloads?: boolean;
+        /**
+         * Record a Playwright trace (screenshots, DOM snapshots, network, console) and keep it as a trace artifact: off, onFailure (default: a run that completes discards it) or always
+         */
+        trace?: 'off' | 'onFailure' | 'always';
+        /**
+         * Keep a HAR of the run's requests (no response bodies; secret values redacted) as a har artifact
+         */
+        har?: boolean;
+        /**
+         * Keep a screenshot of the page after every recorded step as a stepScreenshot artifact
+         */
+        stepScreenshots?: boolean;
         resolution?: {
             width: number;
             height: number;
@@ -250,6 +503,81 @@ export type Manifest = {
         description?: string;
         required: boolean;
     }>;
+    /**
+     * The browser profile runs start from and, by persist, save back to; null: none
+     */
+    session: {
+        profileId: string;
+        /**
+         * When a run saves its browser state as the profile’s next version (default onSuccess)
+         */
+        persist: 'onSuccess' | 'always' | 'never';
+    } | null;
+};
+
+/**
+ * One Server-Sent Event of the organization’s stream: a run’s new status.
+ */
+export type OrganizationStreamEvent = {
+    event: 'status';
+    /**
+     * Cursor of the stream after this event: send it back as Last-Event-ID
+     */
+    id: string;
+    data: ExecutionStatusChange;
+};
+
+export type Profile = {
+    id: string;
+    name: string;
+    description: string | null;
+    /**
+     * What the latest state keeps, by origin: counts, never values
+     */
+    origins: Array<ProfileOrigin>;
+    /**
+     * The latest state’s version: 0 until a run, an import or a reset saves one
+     */
+    version: number;
+    /**
+     * The run that saved the latest state; null after an import or reset
+     */
+    lastExecutionId: string | null;
+    /**
+     * Unix time in milliseconds
+     */
+    createdAt: number;
+    /**
+     * Unix time in milliseconds
+     */
+    updatedAt: number;
+};
+
+export type ProfileOrigin = {
+    origin: string;
+    /**
+     * Cookies whose domain is this origin’s host (or a parent of it)
+     */
+    cookies: number;
+    localStorageKeys: number;
+    indexedDBDatabases: number;
+};
+
+export type ProfileVersion = {
+    version: number;
+    /**
+     * What saved it: a run, an import (PUT state) or a reset
+     */
+    source: 'run' | 'import' | 'reset';
+    /**
+     * The run that saved it (source run)
+     */
+    executionId: string | null;
+    origins: Array<ProfileOrigin>;
+    /**
+     * Unix time in milliseconds
+     */
+    createdAt: number;
 };
 
 export type QueueOverview = {
@@ -289,6 +617,10 @@ export type Recording = {
     timeout?: number;
     selectorAttribute?: string;
     steps: Array<RecordingStep>;
+    /**
+     * botfleet’s own, not Chrome’s: recorded `change` steps whose fill takes its value from a credential (the recorded text is dropped, never stored)
+     */
+    credentials?: Array<CredentialBinding>;
     [key: string]: unknown;
 };
 
@@ -317,6 +649,67 @@ export type RecordingStep = {
         [key: string]: unknown;
     }>;
     [key: string]: unknown;
+};
+
+/**
+ * The run’s data object, or one item at `itemsPath`, with `executionId` and `completedAt` (Unix ms) first; data that is not an object is under `value`. With `fields`: exactly those keys, null where absent.
+ */
+export type ResultRecord = {
+    [key: string]: unknown;
+};
+
+export type RunEndEvent = {
+    status: 'completed' | 'failed' | 'cancelled';
+};
+
+export type RunStepEvent = {
+    index: number;
+    action: string;
+    status: 'completed' | 'failed' | 'skipped';
+    data: unknown;
+    error: string | null;
+    /**
+     * Unix time in milliseconds
+     */
+    startedAt: number;
+    duration: number;
+    /**
+     * The attempt the step belongs to; a new attempt starts again at index 0
+     */
+    attempt: number;
+};
+
+/**
+ * One Server-Sent Event of a run’s stream: `status` (the run, at the start and on each change of status or attempt), `step` (each step output as it finishes), `log` (each log line), `end` (after the final status; the response then ends).
+ */
+export type RunStreamEvent = {
+    event: 'status';
+    /**
+     * Cursor of the stream after this event: send it back as Last-Event-ID
+     */
+    id: string;
+    data: Execution;
+} | {
+    event: 'step';
+    /**
+     * Cursor of the stream after this event: send it back as Last-Event-ID
+     */
+    id: string;
+    data: RunStepEvent;
+} | {
+    event: 'log';
+    /**
+     * Cursor of the stream after this event: send it back as Last-Event-ID
+     */
+    id: string;
+    data: LogEntry;
+} | {
+    event: 'end';
+    /**
+     * Cursor of the stream after this event: send it back as Last-Event-ID
+     */
+    id: string;
+    data: RunEndEvent;
 };
 
 export type Schedule = {
@@ -456,7 +849,10 @@ export type Step = {
      * Child-frame indexes from the main frame down to the frame the step runs in
      */
     frame?: Array<number>;
-    value: string;
+    /**
+     * The text to put in, or a credential field to take it from (never stored in the step)
+     */
+    value: string | CredentialValue;
     /**
      * Put the value in as Chrome's Recorder replays a change: typed key by key (see docs/recordings.md)
      */
@@ -609,15 +1005,106 @@ export type StepOutput = {
     duration: number;
 };
 
+/**
+ * A Playwright storage state: what `context.storageState({ indexedDB: true })` returns
+ */
+export type StorageState = {
+    cookies: Array<{
+        name: string;
+        value: string;
+        domain: string;
+        path: string;
+        expires: number;
+        httpOnly: boolean;
+        secure: boolean;
+        sameSite: 'Strict' | 'Lax' | 'None';
+        partitionKey?: string;
+    }>;
+    origins: Array<{
+        origin: string;
+        localStorage: Array<{
+            name: string;
+            value: string;
+        }>;
+        indexedDB?: Array<{
+            name: string;
+            version: number;
+            stores: Array<{
+                name: string;
+                [key: string]: unknown;
+            }>;
+            [key: string]: unknown;
+        }>;
+    }>;
+};
+
+/**
+ * A Playwright storage state: what `context.storageState({ indexedDB: true })` returns
+ */
+export type StorageStateInput = {
+    cookies?: Array<{
+        name: string;
+        value: string;
+        domain: string;
+        path?: string;
+        expires?: number;
+        httpOnly?: boolean;
+        secure?: boolean;
+        sameSite?: 'Strict' | 'Lax' | 'None';
+        partitionKey?: string;
+    }>;
+    origins?: Array<{
+        origin: string;
+        localStorage?: Array<{
+            name: string;
+            value: string;
+        }>;
+        indexedDB?: Array<{
+            name: string;
+            version: number;
+            stores: Array<{
+                name: string;
+                [key: string]: unknown;
+            }>;
+            [key: string]: unknown;
+        }>;
+    }>;
+};
+
+export type VersionScript = {
+    id: string;
+    name: string;
+    language: 'javascript';
+    origin: 'generated' | 'handwritten';
+    source: string;
+    active: boolean;
+};
+
 export type ListBotsData = {
     body?: never;
     path?: never;
     query?: {
         limit?: number;
         /**
-         * nextCursor from the previous page
+         * nextCursor from the previous page, with the same sort
          */
         cursor?: string;
+        /**
+         * Only bots whose name, id or targetUrl contains this text, ignoring case (empty: no filter)
+         */
+        q?: string;
+        /**
+         * Only bots carrying this tag; repeated, bots carrying every one
+         */
+        tag?: Array<string>;
+        /**
+         * Only bots in this status
+         */
+        status?: 'active' | 'paused';
+        /**
+         * Order of the list: `-createdAt` (default, newest first), `createdAt`, `name`, or `-lastRunAt` (most recently run first, bots that never ran last); ties by id
+         */
+        sort?: '-createdAt' | 'createdAt' | 'name' | '-lastRunAt';
     };
     url: '/bots';
 };
@@ -696,6 +1183,10 @@ export type CreateBotErrors = {
      */
     403: Error;
     /**
+     * The recording’s `credentials` name a credential the organization does not have
+     */
+    404: Error;
+    /**
      * The request body did not arrive in time
      */
     408: Error;
@@ -738,6 +1229,18 @@ export type CreateBotResponses = {
          * Unix time in milliseconds
          */
         createdAt: number;
+        /**
+         * When the bot last ran (its newest run’s createdAt); kept when retention deletes that run; null until it runs
+         */
+        lastRunAt: number | null;
+        /**
+         * The newest of the bot’s runs still kept
+         */
+        lastExecution: BotLastExecution | null;
+        /**
+         * Null when the bot has no schedule
+         */
+        schedule: BotScheduleSummary | null;
         description: string | null;
         /**
          * Retry policy for bot failures (default: no retries)
@@ -752,6 +1255,10 @@ export type CreateBotResponses = {
              */
             delaySeconds: number;
         };
+        /**
+         * The current version of the steps, scripts and manifest (GET /bots/:botId/versions); new runs run it
+         */
+        version: number;
         /**
          * Unix time in milliseconds
          */
@@ -957,6 +1464,197 @@ export type UpdateBotResponses = {
 
 export type UpdateBotResponse = UpdateBotResponses[keyof UpdateBotResponses];
 
+export type ListBotVersionsData = {
+    body?: never;
+    path: {
+        /**
+         * Bot id (bot_…)
+         */
+        botId: string;
+    };
+    query?: {
+        limit?: number;
+        /**
+         * nextCursor from the previous page
+         */
+        cursor?: string;
+    };
+    url: '/bots/{botId}/versions';
+};
+
+export type ListBotVersionsErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type ListBotVersionsError = ListBotVersionsErrors[keyof ListBotVersionsErrors];
+
+export type ListBotVersionsResponses = {
+    /**
+     * A page of versions
+     */
+    200: {
+        data: Array<BotVersionSummary>;
+        nextCursor: string | null;
+    };
+};
+
+export type ListBotVersionsResponse = ListBotVersionsResponses[keyof ListBotVersionsResponses];
+
+export type GetBotVersionData = {
+    body?: never;
+    path: {
+        /**
+         * Bot id (bot_…)
+         */
+        botId: string;
+        /**
+         * The version number (1 is the bot as created)
+         */
+        version: number;
+    };
+    query?: never;
+    url: '/bots/{botId}/versions/{version}';
+};
+
+export type GetBotVersionErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * No such bot, or the bot has no such version
+     */
+    404: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type GetBotVersionError = GetBotVersionErrors[keyof GetBotVersionErrors];
+
+export type GetBotVersionResponses = {
+    /**
+     * The version
+     */
+    200: BotVersion;
+};
+
+export type GetBotVersionResponse = GetBotVersionResponses[keyof GetBotVersionResponses];
+
+export type RestoreBotVersionData = {
+    body?: never;
+    path: {
+        /**
+         * Bot id (bot_…)
+         */
+        botId: string;
+        /**
+         * The version number (1 is the bot as created)
+         */
+        version: number;
+    };
+    query?: never;
+    url: '/bots/{botId}/versions/{version}/restore';
+};
+
+export type RestoreBotVersionErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * No such bot, or the bot has no such version
+     */
+    404: Error;
+    /**
+     * The request body did not arrive in time
+     */
+    408: Error;
+    /**
+     * The version names a profile or credential the organization no longer has (named in details)
+     */
+    409: Error;
+    /**
+     * The body is too large
+     */
+    413: Error;
+    /**
+     * The body is not JSON
+     */
+    415: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type RestoreBotVersionError = RestoreBotVersionErrors[keyof RestoreBotVersionErrors];
+
+export type RestoreBotVersionResponses = {
+    /**
+     * Nothing to restore: the current version, which already is that definition
+     */
+    200: BotVersion;
+    /**
+     * The new version
+     */
+    201: BotVersion;
+};
+
+export type RestoreBotVersionResponse = RestoreBotVersionResponses[keyof RestoreBotVersionResponses];
+
 export type GetManifestData = {
     body?: never;
     path: {
@@ -1023,6 +1721,18 @@ export type UpdateManifestData = {
              * Keep files the pages download as artifacts of the run (GET /executions/:id/artifacts); by default downloads are cancelled
              */
             downloads?: boolean;
+            /**
+             * Record a Playwright trace (screenshots, DOM snapshots, network, console) and keep it as a trace artifact: off, onFailure (default: a run that completes discards it) or always
+             */
+            trace?: 'off' | 'onFailure' | 'always';
+            /**
+             * Keep a HAR of the run's requests (no response bodies; secret values redacted) as a har artifact
+             */
+            har?: boolean;
+            /**
+             * Keep a screenshot of the page after every recorded step as a stepScreenshot artifact
+             */
+            stepScreenshots?: boolean;
             resolution?: {
                 width: number;
                 height: number;
@@ -1067,6 +1777,16 @@ export type UpdateManifestData = {
             description?: string;
             required?: boolean;
         }>;
+        session?: {
+            /**
+             * A profile of the organization (prf_…)
+             */
+            profileId: string;
+            /**
+             * When a run saves its browser state as the profile’s next version (default onSuccess)
+             */
+            persist?: 'onSuccess' | 'always' | 'never';
+        } | null;
     };
     path: {
         /**
@@ -1735,6 +2455,127 @@ export type UpdateScriptResponses = {
 };
 
 export type UpdateScriptResponse = UpdateScriptResponses[keyof UpdateScriptResponses];
+
+export type StreamOrganizationExecutionEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `id` of the last event received; the stream resumes after it
+         */
+        'Last-Event-ID'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * Only this bot’s executions
+         */
+        botId?: string;
+        /**
+         * Only executions in one of these states, e.g. `failed,cancelled`
+         */
+        status?: string;
+        /**
+         * As the Last-Event-ID header, for clients that cannot set it
+         */
+        lastEventId?: string;
+    };
+    url: '/executions/events';
+};
+
+export type StreamOrganizationExecutionEventsErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type StreamOrganizationExecutionEventsError = StreamOrganizationExecutionEventsErrors[keyof StreamOrganizationExecutionEventsErrors];
+
+export type StreamOrganizationExecutionEventsResponses = {
+    /**
+     * An event stream of `status` events
+     */
+    200: OrganizationStreamEvent;
+};
+
+export type StreamOrganizationExecutionEventsResponse = StreamOrganizationExecutionEventsResponses[keyof StreamOrganizationExecutionEventsResponses];
+
+export type StreamExecutionEventsData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `id` of the last event received; the stream resumes after it
+         */
+        'Last-Event-ID'?: string;
+    };
+    path: {
+        /**
+         * Execution id (exe_…)
+         */
+        executionId: string;
+    };
+    query?: {
+        /**
+         * As the Last-Event-ID header, for clients that cannot set it
+         */
+        lastEventId?: string;
+    };
+    url: '/executions/{executionId}/events';
+};
+
+export type StreamExecutionEventsErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type StreamExecutionEventsError = StreamExecutionEventsErrors[keyof StreamExecutionEventsErrors];
+
+export type StreamExecutionEventsResponses = {
+    /**
+     * An event stream of `status`, `step`, `log` and `end` events
+     */
+    200: RunStreamEvent;
+};
+
+export type StreamExecutionEventsResponse = StreamExecutionEventsResponses[keyof StreamExecutionEventsResponses];
 
 export type ListExecutionsData = {
     body?: never;
@@ -2587,7 +3428,20 @@ export type GetExtractData = {
          */
         executionId: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * json (default: `{ "data": ... }` as stored), or the data as records: jsonl or csv
+         */
+        format?: 'json' | 'jsonl' | 'csv';
+        /**
+         * Comma-separated (dotted) field names, e.g. `title,price,products.0.name`: each record keeps only these, in this order, under these names (a CSV has exactly these columns). At most 500.
+         */
+        fields?: string;
+        /**
+         * A dotted path to an array in each run’s data (`products`): one record per item instead of one per run. `.` when the data itself is the array. Runs without it (or with null there) contribute no record.
+         */
+        itemsPath?: string;
+    };
     url: '/executions/{executionId}/extract';
 };
 
@@ -2622,7 +3476,7 @@ export type GetExtractError = GetExtractErrors[keyof GetExtractErrors];
 
 export type GetExtractResponses = {
     /**
-     * The data
+     * The data; with `format`, its records as CSV or JSON Lines
      */
     200: {
         data: unknown;
@@ -2630,6 +3484,77 @@ export type GetExtractResponses = {
 };
 
 export type GetExtractResponse = GetExtractResponses[keyof GetExtractResponses];
+
+export type ExportBotResultsData = {
+    body?: never;
+    path: {
+        /**
+         * Bot id (bot_…)
+         */
+        botId: string;
+    };
+    query?: {
+        /**
+         * json (one array), jsonl (one record per line) or csv
+         */
+        format?: 'json' | 'jsonl' | 'csv';
+        /**
+         * Runs completed at or after this time (inclusive); ISO 8601 with a time zone, a date (midnight UTC) or Unix ms
+         */
+        from?: string;
+        /**
+         * Runs completed before this time (exclusive); ISO 8601 with a time zone, a date (midnight UTC) or Unix ms
+         */
+        to?: string;
+        /**
+         * Comma-separated (dotted) field names, e.g. `title,price,products.0.name`: each record keeps only these, in this order, under these names (a CSV has exactly these columns). At most 500.
+         */
+        fields?: string;
+        /**
+         * A dotted path to an array in each run’s data (`products`): one record per item instead of one per run. `.` when the data itself is the array. Runs without it (or with null there) contribute no record.
+         */
+        itemsPath?: string;
+    };
+    url: '/bots/{botId}/results';
+};
+
+export type ExportBotResultsErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type ExportBotResultsError = ExportBotResultsErrors[keyof ExportBotResultsErrors];
+
+export type ExportBotResultsResponses = {
+    /**
+     * The records, as a download (Content-Disposition: attachment)
+     */
+    200: Array<ResultRecord>;
+};
+
+export type ExportBotResultsResponse = ExportBotResultsResponses[keyof ExportBotResultsResponses];
 
 export type GetFailureData = {
     body?: never;
@@ -2779,24 +3704,7 @@ export type ListArtifactsResponses = {
      * The artifacts, oldest first
      */
     200: {
-        data: Array<{
-            id: string;
-            kind: 'screenshot' | 'download';
-            /**
-             * The step that made it, when known
-             */
-            stepIndex?: number;
-            contentType: string;
-            bytes: number;
-            /**
-             * Unix time in milliseconds
-             */
-            createdAt: number;
-            /**
-             * Signed URL; expires after SCREENSHOT_URL_TTL_SECONDS
-             */
-            url: string;
-        }>;
+        data: Array<Artifact>;
     };
 };
 
@@ -3116,6 +4024,867 @@ export type GetArtifactResponses = {
 };
 
 export type GetArtifactResponse = GetArtifactResponses[keyof GetArtifactResponses];
+
+export type ListProfilesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        limit?: number;
+        /**
+         * nextCursor from the previous page
+         */
+        cursor?: string;
+    };
+    url: '/profiles';
+};
+
+export type ListProfilesErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type ListProfilesError = ListProfilesErrors[keyof ListProfilesErrors];
+
+export type ListProfilesResponses = {
+    /**
+     * A page of profiles
+     */
+    200: {
+        data: Array<Profile>;
+        nextCursor: string | null;
+    };
+};
+
+export type ListProfilesResponse = ListProfilesResponses[keyof ListProfilesResponses];
+
+export type CreateProfileData = {
+    body: {
+        /**
+         * Unique in the organization
+         */
+        name: string;
+        description?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/profiles';
+};
+
+export type CreateProfileErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * The request body did not arrive in time
+     */
+    408: Error;
+    /**
+     * The organization already has a profile of this name
+     */
+    409: Error;
+    /**
+     * The body is too large
+     */
+    413: Error;
+    /**
+     * The body is not JSON
+     */
+    415: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type CreateProfileError = CreateProfileErrors[keyof CreateProfileErrors];
+
+export type CreateProfileResponses = {
+    /**
+     * The new profile
+     */
+    201: Profile;
+};
+
+export type CreateProfileResponse = CreateProfileResponses[keyof CreateProfileResponses];
+
+export type DeleteProfileData = {
+    body?: never;
+    path: {
+        /**
+         * Profile id (prf_…)
+         */
+        profileId: string;
+    };
+    query?: never;
+    url: '/profiles/{profileId}';
+};
+
+export type DeleteProfileErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * A bot’s manifest names the profile, or a run of it is pending or running
+     */
+    409: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type DeleteProfileError = DeleteProfileErrors[keyof DeleteProfileErrors];
+
+export type DeleteProfileResponses = {
+    /**
+     * Deleted
+     */
+    204: void;
+};
+
+export type DeleteProfileResponse = DeleteProfileResponses[keyof DeleteProfileResponses];
+
+export type GetProfileData = {
+    body?: never;
+    path: {
+        /**
+         * Profile id (prf_…)
+         */
+        profileId: string;
+    };
+    query?: never;
+    url: '/profiles/{profileId}';
+};
+
+export type GetProfileErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type GetProfileError = GetProfileErrors[keyof GetProfileErrors];
+
+export type GetProfileResponses = {
+    /**
+     * The profile
+     */
+    200: Profile;
+};
+
+export type GetProfileResponse = GetProfileResponses[keyof GetProfileResponses];
+
+export type UpdateProfileData = {
+    body: {
+        name?: string;
+        description?: string | null;
+    };
+    path: {
+        /**
+         * Profile id (prf_…)
+         */
+        profileId: string;
+    };
+    query?: never;
+    url: '/profiles/{profileId}';
+};
+
+export type UpdateProfileErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * The request body did not arrive in time
+     */
+    408: Error;
+    /**
+     * The organization already has a profile of this name
+     */
+    409: Error;
+    /**
+     * The body is too large
+     */
+    413: Error;
+    /**
+     * The body is not JSON
+     */
+    415: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type UpdateProfileError = UpdateProfileErrors[keyof UpdateProfileErrors];
+
+export type UpdateProfileResponses = {
+    /**
+     * The updated profile
+     */
+    200: Profile;
+};
+
+export type UpdateProfileResponse = UpdateProfileResponses[keyof UpdateProfileResponses];
+
+export type ListProfileVersionsData = {
+    body?: never;
+    path: {
+        /**
+         * Profile id (prf_…)
+         */
+        profileId: string;
+    };
+    query?: never;
+    url: '/profiles/{profileId}/versions';
+};
+
+export type ListProfileVersionsErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type ListProfileVersionsError = ListProfileVersionsErrors[keyof ListProfileVersionsErrors];
+
+export type ListProfileVersionsResponses = {
+    /**
+     * The kept versions
+     */
+    200: {
+        data: Array<ProfileVersion>;
+    };
+};
+
+export type ListProfileVersionsResponse = ListProfileVersionsResponses[keyof ListProfileVersionsResponses];
+
+export type ExportProfileStateData = {
+    body?: never;
+    path: {
+        /**
+         * Profile id (prf_…)
+         */
+        profileId: string;
+    };
+    query?: never;
+    url: '/profiles/{profileId}/state';
+};
+
+export type ExportProfileStateErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type ExportProfileStateError = ExportProfileStateErrors[keyof ExportProfileStateErrors];
+
+export type ExportProfileStateResponses = {
+    /**
+     * The storage state
+     */
+    200: StorageState;
+};
+
+export type ExportProfileStateResponse = ExportProfileStateResponses[keyof ExportProfileStateResponses];
+
+export type ImportProfileStateData = {
+    body: StorageStateInput;
+    path: {
+        /**
+         * Profile id (prf_…)
+         */
+        profileId: string;
+    };
+    query?: never;
+    url: '/profiles/{profileId}/state';
+};
+
+export type ImportProfileStateErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * The request body did not arrive in time
+     */
+    408: Error;
+    /**
+     * The body is larger than 10485760 bytes
+     */
+    413: Error;
+    /**
+     * The body is not JSON
+     */
+    415: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type ImportProfileStateError = ImportProfileStateErrors[keyof ImportProfileStateErrors];
+
+export type ImportProfileStateResponses = {
+    /**
+     * The profile with its new version
+     */
+    200: Profile;
+};
+
+export type ImportProfileStateResponse = ImportProfileStateResponses[keyof ImportProfileStateResponses];
+
+export type ResetProfileData = {
+    body?: never;
+    path: {
+        /**
+         * Profile id (prf_…)
+         */
+        profileId: string;
+    };
+    query?: never;
+    url: '/profiles/{profileId}/reset';
+};
+
+export type ResetProfileErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * The request body did not arrive in time
+     */
+    408: Error;
+    /**
+     * The body is too large
+     */
+    413: Error;
+    /**
+     * The body is not JSON
+     */
+    415: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type ResetProfileError = ResetProfileErrors[keyof ResetProfileErrors];
+
+export type ResetProfileResponses = {
+    /**
+     * The profile with its new, empty version
+     */
+    200: Profile;
+};
+
+export type ResetProfileResponse = ResetProfileResponses[keyof ResetProfileResponses];
+
+export type ListCredentialsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        limit?: number;
+        /**
+         * nextCursor from the previous page
+         */
+        cursor?: string;
+    };
+    url: '/credentials';
+};
+
+export type ListCredentialsErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type ListCredentialsError = ListCredentialsErrors[keyof ListCredentialsErrors];
+
+export type ListCredentialsResponses = {
+    /**
+     * A page of credentials
+     */
+    200: {
+        data: Array<Credential>;
+        nextCursor: string | null;
+    };
+};
+
+export type ListCredentialsResponse = ListCredentialsResponses[keyof ListCredentialsResponses];
+
+export type CreateCredentialData = {
+    body: {
+        /**
+         * Unique in the organization
+         */
+        name: string;
+        username?: string;
+        /**
+         * Write-only: stored encrypted, never shown
+         */
+        password?: string;
+        /**
+         * Write-only: the base32 secret an authenticator app is given (SHA-1, 6 digits, 30 s)
+         */
+        totpSecret?: string;
+        /**
+         * Write-only: an otpauth://totp/ URI (a QR code’s content); its algorithm, digits and period are used
+         */
+        otpauthUri?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/credentials';
+};
+
+export type CreateCredentialErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * The request body did not arrive in time
+     */
+    408: Error;
+    /**
+     * The organization has a credential of that name (`conflict`)
+     */
+    409: Error;
+    /**
+     * The body is too large
+     */
+    413: Error;
+    /**
+     * The body is not JSON
+     */
+    415: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type CreateCredentialError = CreateCredentialErrors[keyof CreateCredentialErrors];
+
+export type CreateCredentialResponses = {
+    /**
+     * The credential, without its secrets
+     */
+    201: Credential;
+};
+
+export type CreateCredentialResponse = CreateCredentialResponses[keyof CreateCredentialResponses];
+
+export type DeleteCredentialData = {
+    body?: never;
+    path: {
+        /**
+         * Credential id (crd_…)
+         */
+        credentialId: string;
+    };
+    query?: never;
+    url: '/credentials/{credentialId}';
+};
+
+export type DeleteCredentialErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * Steps of these bots fill from it (`conflict`, `details.bots`); change them first
+     */
+    409: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type DeleteCredentialError = DeleteCredentialErrors[keyof DeleteCredentialErrors];
+
+export type DeleteCredentialResponses = {
+    /**
+     * Deleted
+     */
+    204: void;
+};
+
+export type DeleteCredentialResponse = DeleteCredentialResponses[keyof DeleteCredentialResponses];
+
+export type GetCredentialData = {
+    body?: never;
+    path: {
+        /**
+         * Credential id (crd_…)
+         */
+        credentialId: string;
+    };
+    query?: never;
+    url: '/credentials/{credentialId}';
+};
+
+export type GetCredentialErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type GetCredentialError = GetCredentialErrors[keyof GetCredentialErrors];
+
+export type GetCredentialResponses = {
+    /**
+     * The credential
+     */
+    200: Credential;
+};
+
+export type GetCredentialResponse = GetCredentialResponses[keyof GetCredentialResponses];
+
+export type UpdateCredentialData = {
+    body: {
+        name?: string;
+        /**
+         * null removes it
+         */
+        username?: string | null;
+        /**
+         * Write-only; a new one replaces it, null removes it
+         */
+        password?: string | null;
+        /**
+         * Write-only; a new one replaces the TOTP, null removes it
+         */
+        totpSecret?: string | null;
+        /**
+         * Write-only; replaces the TOTP
+         */
+        otpauthUri?: string;
+    };
+    path: {
+        /**
+         * Credential id (crd_…)
+         */
+        credentialId: string;
+    };
+    query?: never;
+    url: '/credentials/{credentialId}';
+};
+
+export type UpdateCredentialErrors = {
+    /**
+     * The request is malformed or fails validation (`validation_error`, `invalid_json`, ...)
+     */
+    400: Error;
+    /**
+     * Missing, malformed, unknown or revoked API key
+     */
+    401: Error;
+    /**
+     * The key lacks the permission
+     */
+    403: Error;
+    /**
+     * No such resource in the caller’s organization
+     */
+    404: Error;
+    /**
+     * The request body did not arrive in time
+     */
+    408: Error;
+    /**
+     * The organization has a credential of that name (`conflict`)
+     */
+    409: Error;
+    /**
+     * The body is too large
+     */
+    413: Error;
+    /**
+     * The body is not JSON
+     */
+    415: Error;
+    /**
+     * Too many requests for this API key this minute
+     */
+    429: Error;
+    /**
+     * An unexpected error; logged with the request id given in `details`
+     */
+    500: Error;
+    /**
+     * A backing service (database, Redis) is unavailable; retry shortly
+     */
+    503: Error;
+};
+
+export type UpdateCredentialError = UpdateCredentialErrors[keyof UpdateCredentialErrors];
+
+export type UpdateCredentialResponses = {
+    /**
+     * The updated credential, without its secrets
+     */
+    200: Credential;
+};
+
+export type UpdateCredentialResponse = UpdateCredentialResponses[keyof UpdateCredentialResponses];
 
 export type ListApiKeysData = {
     body?: never;

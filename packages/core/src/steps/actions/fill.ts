@@ -9,6 +9,7 @@ import {
   PROBE_ELEMENTS_HELPER,
   type PreparedKeystrokes,
 } from '../page-functions';
+import { CredentialValueSchema } from '../../sessions/credential';
 import { TemplatedTextSchema } from '../step-fields';
 import type { StepLocator, StepPage } from '../step-page';
 
@@ -29,14 +30,17 @@ export const fillAction = defineStepAction({
   action: 'fill',
   fields: {
     ...ELEMENT_FIELDS,
-    value: TemplatedTextSchema,
+    value: z
+      .union([TemplatedTextSchema, CredentialValueSchema])
+      .describe('The text to put in, or a credential field to take it from (never stored in the step)'),
     keystrokes: z
       .boolean()
       .optional()
       .describe("Put the value in as Chrome's Recorder replays a change: typed key by key (see docs/recordings.md)"),
     waitForNavigation: NavigationWaitSchema.optional(),
   },
-  async perform(page, step, { timeoutMs }) {
+  async perform(page, step, run) {
+    const { timeoutMs } = run;
     const startedAt = Date.now();
     const target = await locateElement(page, step, timeoutMs);
     const element = page.locator(target.selector).first();
@@ -44,15 +48,17 @@ export const fillAction = defineStepAction({
       !step.keystrokes &&
       !isPlainSelector(step.selector, step.frame) &&
       (await probe(page, target.selector, null)).tag === 'SELECT';
+    // Resolved only now, after the element is found: a TOTP code is current for this moment.
+    const value = typeof step.value === 'string' ? step.value : await run.credentialValue(step.value, target.selector);
     const options = { timeout: timeLeft(startedAt, timeoutMs) };
     await withNavigationWait(
       page,
       step.waitForNavigation,
       options.timeout,
       async () => {
-        if (step.keystrokes) await putInWithKeystrokes(page, element, step.value, options);
-        else if (isSelect) await element.selectOption(step.value, options);
-        else await element.fill(step.value, options);
+        if (step.keystrokes) await putInWithKeystrokes(page, element, value, options);
+        else if (isSelect) await element.selectOption(value, options);
+        else await element.fill(value, options);
       },
       step.frame,
     );
@@ -61,8 +67,9 @@ export const fillAction = defineStepAction({
   describe: (step) => `fill ${describeElement(step)}`,
   toScript(step, script) {
     const target = scriptTarget(step, script);
+    const value = typeof step.value === 'string' ? script.text(step.value) : script.credential(step.value);
     if (step.keystrokes) {
-      const prepared = `await page.$$eval(${target.selector}, ${script.use(PREPARE_KEYSTROKES_HELPER)}, ${script.text(step.value)})`;
+      const prepared = `await page.$$eval(${target.selector}, ${script.use(PREPARE_KEYSTROKES_HELPER)}, ${value})`;
       const act = [
         `(async () => {`,
         `  await page.waitForSelector(${target.selector}${script.options(["state: 'visible'"])});`,
@@ -74,9 +81,9 @@ export const fillAction = defineStepAction({
       ].join('\n');
       return [...target.setup, ...navigationWaitScript(step, act, script), ...target.output];
     }
-    const fill = `page.fill(${target.selector}, ${script.text(step.value)}${script.options()})`;
+    const fill = `page.fill(${target.selector}, ${value}${script.options()})`;
     if (isPlainSelector(step.selector, step.frame)) return navigationWaitScript(step, fill, script);
-    const select = `page.selectOption(target.selector, ${script.text(step.value)}${script.options()})`;
+    const select = `page.selectOption(target.selector, ${value}${script.options()})`;
     return [
       ...target.setup,
       `const isSelect = (await page.$$eval(target.selector, ${script.use(PROBE_ELEMENTS_HELPER)}, null)).tag === 'SELECT';`,

@@ -4,14 +4,14 @@ import { defineStepAction } from '../define-step-action';
 
 /**
  * screenshot: captures the page (the full page with `fullPage`, down to at most 16,384 px high);
- * its output names the artifact.
+ * its output names the artifact. Elements filled from a credential are masked.
  */
 export const screenshotAction = defineStepAction({
   action: 'screenshot',
   fields: { fullPage: z.boolean().optional() },
-  async perform(page, step, run) {
+  async perform(_page, step, run) {
     // A full page is clipped to MAX_SCREENSHOT_HEIGHT (see FULL_PAGE_CLIP), never failed.
-    const png = await page.screenshot(
+    const png = await run.screenshot(
       boundedScreenshotOptions({ type: 'png', fullPage: step.fullPage ?? false, timeout: run.timeoutMs }),
     );
     return { artifactId: await run.saveArtifact('screenshot', 'image/png', png) };

@@ -1,0 +1,121 @@
+import { AppError, selectDataPath } from '@botfleet/core';
+import type { CompletedExtract } from '@botfleet/db';
+
+/*
+ * What one completed run becomes in a results export (docs/results-export.md): its records, each
+ * the data object (or one item of the array at `itemsPath`) with `executionId` and `completedAt`
+ * added at the top; the fields a `fields` list keeps; and the flat cells of a CSV row.
+ */
+
+/** One exported record: always a plain object, whatever the run's data was. */
+export type ExportRecord = Record<string, unknown>;
+
+/** `itemsPath=.`: the data itself is the array of items. */
+export const ITEMS_AT_ROOT = '.';
+
+/** The most CSV columns an export finds by itself; past it the caller must name them with `fields`. */
+export const MAX_DISCOVERED_COLUMNS = 2_000;
+
+/** How a run's data is cut into records: by item at `itemsPath`, else one per run. */
+export interface RecordShape {
+  itemsPath?: string | undefined;
+  /** The (dotted) fields each record keeps, in this order; the whole record when omitted. */
+  fields?: string[] | undefined;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The units a run contributes: its data, or each item at `itemsPath` (none when the path is absent or null). */
+function unitsOf(data: unknown, itemsPath: string | undefined): unknown[] {
+  if (itemsPath === undefined) return [data];
+  const items = itemsPath === ITEMS_AT_ROOT ? data : selectDataPath(data, itemsPath);
+  // A run without the list (the page had no products) has no items, as an empty list would.
+  if (items === null || items === undefined) return [];
+  return Array.isArray(items) ? items : [items];
+}
+
+/**
+ * The records of one run, oldest first. An object keeps its keys after `executionId` and
+ * `completedAt` (Unix ms), which always name the run even if the data had keys of those names;
+ * anything else (a string, a number, an array) goes under `value`.
+ */
+export function recordsOfRun(run: CompletedExtract, itemsPath: string | undefined): ExportRecord[] {
+  const executionId = run.id;
+  const completedAt = run.completedAt.getTime();
+  return unitsOf(run.extractedData, itemsPath).map((unit) => {
+    if (!isPlainObject(unit)) return { executionId, completedAt, value: unit };
+    // Spread, not Object.assign: a `__proto__` key of the data stays an own key, never a prototype.
+    const record: ExportRecord = { executionId, completedAt, ...unit };
+    record.executionId = executionId;
+    record.completedAt = completedAt;
+    return record;
+  });
+}
+
+/**
+ * The record narrowed to `fields` (each a dotted path, `products.0.name`), keyed by the names as given (`{"products.0.name": "Boots"}`) in
+ * their order; a field the record lacks is null, so every record has the same keys.
+ */
+export function projectRecord(record: ExportRecord, fields: readonly string[]): ExportRecord {
+  // fromEntries defines own keys, so a field named `__proto__` is data like any other.
+  return Object.fromEntries(fields.map((field) => [field, selectDataPath(record, field)]));
+}
+
+/**
+ * Walks a value's leaves with their dotted names: nested objects by key, arrays by index
+ * (`products.0.name`). An empty object or array has no leaves, so it adds no column.
+ */
+export function flattenInto(value: unknown, prefix: string, visit: (name: string, leaf: unknown) => void): void {
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => flattenInto(item, `${prefix}.${index}`, visit));
+  } else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) flattenInto(value[key], prefix === '' ? key : `${prefix}.${key}`, visit);
+  } else {
+    visit(prefix, value);
+  }
+}
+
+/**
+ * The CSV columns of records nobody named: the union of their flattened names, in the order first
+ * seen. Refuses (400) past MAX_DISCOVERED_COLUMNS, before any byte is sent.
+ */
+export function createColumnCollector(maxColumns = MAX_DISCOVERED_COLUMNS) {
+  // Every record has these, so even an export of no runs has them as its header.
+  const columns = new Set<string>(['executionId', 'completedAt']);
+  return {
+    add(record: ExportRecord): void {
+      flattenInto(record, '', (name) => {
+        if (columns.has(name)) return;
+        if (columns.size >= maxColumns) {
+          throw new AppError(
+            'validation_error',
+            `The data has more than ${maxColumns} distinct columns; name the ones to export with \`fields\``,
+            [{ path: 'fields', in: 'query', message: `is needed: more than ${maxColumns} columns` }],
+          );
+        }
+        columns.add(name);
+      });
+    },
+    columns: (): string[] => [...columns],
+  };
+}
+
+/** One CSV cell: strings as they are, numbers and booleans as JSON writes them, nothing as empty. */
+function cellOf(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  // A named field holding an object or array (`fields=products`) is written as its JSON.
+  return JSON.stringify(value);
+}
+
+/**
+ * A record's CSV row for these columns. A record projected on `fields` has exactly those keys (a
+ * field may hold a whole object); discovered columns are the record's own flattened names.
+ */
+export function csvRowOf(record: ExportRecord, columns: readonly string[], projected: boolean): string[] {
+  if (projected) return columns.map((field) => cellOf(Object.hasOwn(record, field) ? record[field] : null));
+  const flat = new Map<string, unknown>();
+  flattenInto(record, '', (name, leaf) => flat.set(name, leaf));
+  return columns.map((column) => cellOf(flat.get(column)));
+}

@@ -1,0 +1,16 @@
+import type { Credential } from '@botfleet/db';
+import type { CredentialTotpView, CredentialView } from '../routes/credentials.contract';
+
+// Built field by field: the sealed password and TOTP must never reach a response.
+export function toCredentialView(credential: Credential, totp: CredentialTotpView | null): CredentialView {
+  return {
+    id: credential.id,
+    name: credential.name,
+    username: credential.username,
+    hasPassword: credential.passwordEnc !== null,
+    hasTotp: credential.totpEnc !== null,
+    totp,
+    createdAt: credential.createdAt.getTime(),
+    updatedAt: credential.updatedAt.getTime(),
+  };
+}

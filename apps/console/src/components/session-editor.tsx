@@ -1,0 +1,133 @@
+import { listProfiles, updateManifest, type Manifest } from '@botfleet/sdk';
+import { useState } from 'preact/hooks';
+import { useSession } from '../console-session';
+import { collectPages } from '../list-pages';
+import { hrefOf } from '../routes';
+import { useLoad } from '../use-load';
+import { ErrorAlert } from './error-alert';
+import { Link } from './link';
+
+type Persist = NonNullable<Manifest['session']>['persist'];
+
+const PERSIST_LABELS: Record<Persist, string> = {
+  onSuccess: 'after a run that completes',
+  always: 'after every run that ends (cancelled ones excepted)',
+  never: 'never: runs only start from it',
+};
+
+const isPersist = (value: string): value is Persist => value in PERSIST_LABELS;
+
+/**
+ * The manifest's `session`: the browser profile runs start from and when they save their state
+ * back to it. A write key picks the profile (or none) and the mode; only `session` is sent, so the
+ * other sections of the manifest stay as they are.
+ */
+export function SessionEditor({
+  botId,
+  session,
+  onSaved,
+}: {
+  botId: string;
+  session: Manifest['session'];
+  onSaved(): void;
+}) {
+  const { client, canWrite } = useSession();
+  const profiles = useLoad(
+    () =>
+      collectPages(
+        async (cursor) => (await listProfiles({ client, query: { limit: 100, cursor }, throwOnError: true })).data,
+      ),
+    [],
+  );
+  const [profileId, setProfileId] = useState(session?.profileId ?? '');
+  const [persist, setPersist] = useState<Persist>(session?.persist ?? 'onSuccess');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const current = session ? profiles.data?.find((profile) => profile.id === session.profileId) : undefined;
+
+  return (
+    <>
+      <h3>Browser session</h3>
+      <ErrorAlert error={profiles.error} />
+      <p data-testid="session-summary">
+        {session ? (
+          <>
+            Runs start from the profile{' '}
+            <Link href={hrefOf({ page: 'profile', profileId: session.profileId })}>
+              {current?.name ?? session.profileId}
+            </Link>{' '}
+            and save their state back {PERSIST_LABELS[session.persist]}.
+          </>
+        ) : (
+          'No profile: every run starts as a fresh browser.'
+        )}
+      </p>
+      {canWrite && profiles.data && (
+        <form
+          class="form"
+          aria-label="Browser session"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setBusy(true);
+            setError(null);
+            setSaved(false);
+            const body = { session: profileId ? { profileId, persist } : null };
+            updateManifest({ client, path: { botId }, body, throwOnError: true })
+              .then(() => {
+                setSaved(true);
+                onSaved();
+              })
+              .catch((caught: unknown) => setError(caught))
+              .finally(() => setBusy(false));
+          }}
+        >
+          <div class="field">
+            <label for="session-profile">Profile</label>
+            <select
+              id="session-profile"
+              value={profileId}
+              onChange={(event) => {
+                setProfileId(event.currentTarget.value);
+                setSaved(false);
+              }}
+            >
+              <option value="">None (a fresh browser every run)</option>
+              {profiles.data.map((profile) => (
+                <option key={profile.id} value={profile.id}>
+                  {profile.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="session-persist">Save the state back</label>
+            <select
+              id="session-persist"
+              value={persist}
+              disabled={!profileId}
+              onChange={(event) => {
+                const value = event.currentTarget.value;
+                if (isPersist(value)) setPersist(value);
+                setSaved(false);
+              }}
+            >
+              {Object.entries(PERSIST_LABELS).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="actions">
+            <button type="submit" disabled={busy}>
+              {busy ? 'Saving…' : 'Save browser session'}
+            </button>
+            {saved && <span role="status">Saved.</span>}
+          </div>
+          <ErrorAlert error={error} />
+        </form>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,395 @@
+import {
+  createCredential,
+  deleteCredential,
+  listCredentials,
+  updateCredential,
+  type Credential,
+  type UpdateCredentialData,
+} from '@botfleet/sdk';
+import { useState } from 'preact/hooks';
+import { fieldErrorsOf } from '../api-errors';
+import { ConfirmButton } from '../components/confirm-button';
+import { ErrorAlert } from '../components/error-alert';
+import { TextField } from '../components/text-field';
+import { useSession } from '../console-session';
+import { describeTotp, formatTime } from '../format';
+import { collectPages } from '../list-pages';
+import { useLoad } from '../use-load';
+
+/*
+ * Logins for steps to fill (contract-3 section 6). The password and the TOTP secret are
+ * write-only: the API never sends them, so the page shows whether they are set, and its secret
+ * inputs start empty and are emptied again after every save.
+ */
+
+export function CredentialsPage() {
+  const { client, canWrite } = useSession();
+  const credentials = useLoad(
+    () =>
+      collectPages(
+        async (cursor) => (await listCredentials({ client, query: { limit: 100, cursor }, throwOnError: true })).data,
+      ),
+    [],
+  );
+  const [done, setDone] = useState<string | null>(null);
+
+  return (
+    <>
+      <h1>Credentials</h1>
+      <p class="hint">
+        A credential is a login a bot’s <code>fill</code> steps can use: a username, a password and a TOTP secret for
+        two-factor codes. Passwords and secrets are never shown again once saved.
+      </p>
+      {canWrite && (
+        <CreateCredentialForm
+          onCreated={(name) => {
+            setDone(`Created ${name}.`);
+            credentials.reload();
+          }}
+        />
+      )}
+      {done && <p role="status">{done}</p>}
+      <ErrorAlert error={credentials.error} />
+      {credentials.data === undefined ? (
+        <p aria-live="polite">Loading credentials…</p>
+      ) : (
+        <>
+          <p class="count" aria-live="polite">
+            {credentials.data.length === 1 ? '1 credential' : `${credentials.data.length} credentials`}
+          </p>
+          <ul class="cards" data-testid="credentials-list">
+            {credentials.data.map((credential) => (
+              <CredentialCard
+                key={credential.id}
+                credential={credential}
+                onChanged={(message) => {
+                  setDone(message);
+                  credentials.reload();
+                }}
+              />
+            ))}
+          </ul>
+        </>
+      )}
+    </>
+  );
+}
+
+function CredentialCard({ credential, onChanged }: { credential: Credential; onChanged(message: string): void }) {
+  const { client, canWrite } = useSession();
+  const [editing, setEditing] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const editId = `edit-${credential.id}`;
+
+  return (
+    <li class="card">
+      <div class="card-title">{credential.name}</div>
+      <dl class="facts">
+        <div>
+          <dt>Id</dt>
+          <dd>
+            <code>{credential.id}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Username</dt>
+          <dd class="wrap">{credential.username ?? 'none'}</dd>
+        </div>
+        <div>
+          <dt>Password</dt>
+          <dd>{credential.hasPassword ? 'password set' : 'none'}</dd>
+        </div>
+        <div>
+          <dt>Two-factor</dt>
+          <dd>{credential.totp ? describeTotp(credential.totp) : 'no TOTP'}</dd>
+        </div>
+        <div>
+          <dt>Updated</dt>
+          <dd>{formatTime(credential.updatedAt)}</dd>
+        </div>
+      </dl>
+      {canWrite && (
+        <div class="actions">
+          <button
+            type="button"
+            class="secondary"
+            aria-expanded={editing}
+            aria-controls={editing ? editId : undefined}
+            onClick={() => setEditing((open) => !open)}
+          >
+            {editing ? 'Close' : 'Edit'}
+          </button>
+          <ConfirmButton
+            label="Delete"
+            question={`Delete ${credential.name}? Steps that use it can no longer run.`}
+            confirmLabel="Delete the credential"
+            busy={busy}
+            onConfirm={() => {
+              setBusy(true);
+              setError(null);
+              deleteCredential({ client, path: { credentialId: credential.id }, throwOnError: true })
+                .then(() => onChanged(`Deleted ${credential.name}.`))
+                .catch((caught: unknown) => setError(caught))
+                .finally(() => setBusy(false));
+            }}
+          />
+        </div>
+      )}
+      <ErrorAlert error={error} />
+      {canWrite && editing && (
+        <EditCredentialForm
+          id={editId}
+          credential={credential}
+          onSaved={() => {
+            setEditing(false);
+            onChanged(`Saved ${credential.name}.`);
+          }}
+        />
+      )}
+    </li>
+  );
+}
+
+/** The TOTP inputs: a base32 secret or an otpauth:// URI (which may also set algorithm, digits and period). */
+interface TotpInput {
+  totpSecret: string;
+  otpauthUri: string;
+}
+
+/** The body's TOTP part, or an error to show: the API takes one of the two, never both. */
+function totpBody(input: TotpInput): { totpSecret?: string; otpauthUri?: string } | Error {
+  const secret = input.totpSecret.trim();
+  const uri = input.otpauthUri.trim();
+  if (secret && uri) return new Error('Give a TOTP secret or an otpauth URI, not both.');
+  if (uri) return { otpauthUri: uri };
+  if (secret) return { totpSecret: secret };
+  return {};
+}
+
+function CreateCredentialForm({ onCreated }: { onCreated(name: string): void }) {
+  const { client } = useSession();
+  const empty = { name: '', username: '', password: '', totpSecret: '', otpauthUri: '' };
+  const [draft, setDraft] = useState(empty);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const fieldErrors = fieldErrorsOf(error);
+  const update = (change: Partial<typeof empty>) => setDraft((old) => ({ ...old, ...change }));
+
+  return (
+    <section aria-labelledby="new-credential-heading">
+      <h2 id="new-credential-heading">New credential</h2>
+      <form
+        class="form"
+        autocomplete="off"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const totp = totpBody(draft);
+          if (totp instanceof Error) {
+            setError(totp);
+            return;
+          }
+          setBusy(true);
+          setError(null);
+          const name = draft.name.trim();
+          const body = {
+            name,
+            ...(draft.username.trim() ? { username: draft.username.trim() } : {}),
+            ...(draft.password ? { password: draft.password } : {}),
+            ...totp,
+          };
+          createCredential({ client, body, throwOnError: true })
+            .then(() => {
+              // The secrets leave the page's state as soon as the API has them.
+              setDraft(empty);
+              onCreated(name);
+            })
+            .catch((caught: unknown) => setError(caught))
+            .finally(() => setBusy(false));
+        }}
+      >
+        <CredentialInputs idPrefix="credential" draft={draft} fieldErrors={fieldErrors} onChange={update} />
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            {busy ? 'Creating…' : 'Create credential'}
+          </button>
+        </div>
+        <ErrorAlert error={error} />
+      </form>
+    </section>
+  );
+}
+
+interface CredentialDraft extends TotpInput {
+  name: string;
+  username: string;
+  password: string;
+}
+
+interface CredentialInputsProps {
+  idPrefix: string;
+  draft: CredentialDraft;
+  fieldErrors: Record<string, string>;
+  /** Labels for an edit: an empty input keeps what is stored. */
+  replacing?: boolean;
+  onChange(change: Partial<CredentialDraft>): void;
+}
+
+/** The two ways to give a TOTP, masked alike. */
+const TOTP_INPUTS: { field: keyof TotpInput; id: string; label: string }[] = [
+  { field: 'totpSecret', id: 'totp-secret', label: 'TOTP secret (base32)' },
+  { field: 'otpauthUri', id: 'otpauth-uri', label: 'or otpauth:// URI' },
+];
+
+/**
+ * A credential's inputs. The password and TOTP ones are masked, never filled from the API, and not
+ * offered to password managers.
+ */
+function CredentialInputs({ idPrefix, draft, fieldErrors, replacing = false, onChange }: CredentialInputsProps) {
+  const keep = replacing ? ' (empty: keep the current one)' : ' (optional)';
+  return (
+    <>
+      <TextField
+        id={`${idPrefix}-name`}
+        label="Name"
+        required
+        maxLength={200}
+        value={draft.name}
+        onInput={(name) => onChange({ name })}
+        error={fieldErrors.name}
+      />
+      <TextField
+        id={`${idPrefix}-username`}
+        label={replacing ? 'Username' : 'Username (optional)'}
+        maxLength={500}
+        spellcheck={false}
+        value={draft.username}
+        onInput={(username) => onChange({ username })}
+      />
+      <TextField
+        id={`${idPrefix}-password`}
+        label={replacing ? 'New password' : 'Password'}
+        type="password"
+        autocomplete="new-password"
+        maxLength={1000}
+        value={draft.password}
+        hint={`Write-only${keep}.`}
+        onInput={(password) => onChange({ password })}
+        error={fieldErrors.password}
+      />
+      <fieldset>
+        <legend>{replacing ? 'New TOTP for two-factor codes' : 'TOTP for two-factor codes'}</legend>
+        <p class="hint">
+          Give the base32 secret a site shows under its QR code, or the otpauth:// URI the QR code holds{keep}.
+        </p>
+        {TOTP_INPUTS.map(({ field, id, label }) => (
+          <TextField
+            key={field}
+            id={`${idPrefix}-${id}`}
+            label={label}
+            type="password"
+            autocomplete="off"
+            spellcheck={false}
+            value={draft[field]}
+            onInput={(value) => onChange({ [field]: value })}
+            error={fieldErrors[field]}
+          />
+        ))}
+      </fieldset>
+    </>
+  );
+}
+
+type CredentialPatch = NonNullable<UpdateCredentialData['body']>;
+
+interface EditDraft extends CredentialDraft {
+  removePassword: boolean;
+  removeTotp: boolean;
+}
+
+/** Rename, change the username, or rotate the password or TOTP; only what changed is sent. */
+function EditCredentialForm({ id, credential, onSaved }: { id: string; credential: Credential; onSaved(): void }) {
+  const { client } = useSession();
+  const [draft, setDraft] = useState<EditDraft>({
+    name: credential.name,
+    username: credential.username ?? '',
+    password: '',
+    totpSecret: '',
+    otpauthUri: '',
+    removePassword: false,
+    removeTotp: false,
+  });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const fieldErrors = fieldErrorsOf(error);
+  const update = (change: Partial<EditDraft>) => setDraft((old) => ({ ...old, ...change }));
+  const prefix = `${id}-field`;
+
+  return (
+    <form
+      id={id}
+      class="form"
+      autocomplete="off"
+      aria-label={`Edit ${credential.name}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const totp = draft.removeTotp ? { totpSecret: null } : totpBody(draft);
+        if (totp instanceof Error) {
+          setError(totp);
+          return;
+        }
+        const body: CredentialPatch = { ...totp };
+        const name = draft.name.trim();
+        if (name !== credential.name) body.name = name;
+        const username = draft.username.trim() || null;
+        if (username !== credential.username) body.username = username;
+        if (draft.removePassword) body.password = null;
+        else if (draft.password) body.password = draft.password;
+        setBusy(true);
+        setError(null);
+        updateCredential({ client, path: { credentialId: credential.id }, body, throwOnError: true })
+          .then(() => onSaved())
+          .catch((caught: unknown) => setError(caught))
+          .finally(() => setBusy(false));
+      }}
+    >
+      <CredentialInputs idPrefix={prefix} draft={draft} fieldErrors={fieldErrors} replacing onChange={update} />
+      {credential.hasPassword && (
+        <RemoveCheckbox
+          label="Remove the password"
+          checked={draft.removePassword}
+          onChange={(removePassword) => update({ removePassword })}
+        />
+      )}
+      {credential.hasTotp && (
+        <RemoveCheckbox
+          label="Remove the TOTP"
+          checked={draft.removeTotp}
+          onChange={(removeTotp) => update({ removeTotp })}
+        />
+      )}
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Saving…' : 'Save changes'}
+        </button>
+      </div>
+      <ErrorAlert error={error} />
+    </form>
+  );
+}
+
+function RemoveCheckbox({
+  label,
+  checked,
+  onChange,
+}: {
+  label: string;
+  checked: boolean;
+  onChange(checked: boolean): void;
+}) {
+  return (
+    <label class="inline">
+      <input type="checkbox" checked={checked} onChange={(event) => onChange(event.currentTarget.checked)} /> {label}
+    </label>
+  );
+}

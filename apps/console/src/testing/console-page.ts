@@ -1,0 +1,50 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { guardPage, seriousAxeViolations, type PageGuard } from './page-guard';
+
+/** A browser context on the console with its guard, as each scenario of the console's tests opens it. */
+export interface ConsoleScenario {
+  context: BrowserContext;
+  page: Page;
+  guard: PageGuard;
+  /** axe on the page as it is; fails on a serious or critical violation, naming where. */
+  checkA11y(where: string): Promise<void>;
+}
+
+export async function openConsole(
+  browser: Browser,
+  viewport: { width: number; height: number },
+): Promise<ConsoleScenario> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const guard = guardPage(page);
+  return {
+    context,
+    page,
+    guard,
+    async checkA11y(where) {
+      const violations = await seriousAxeViolations(page);
+      if (violations.length > 0) throw new Error(`axe on ${where}:\n${violations.join('\n')}`);
+    },
+  };
+}
+
+/** Signs in with the key through the sign-in page and waits for the first page (the bots). */
+export async function signIn(page: Page, baseUrl: string, key: string): Promise<void> {
+  await page.goto(`${baseUrl}/console/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
+}
+
+/** CONSOLE_SCREENSHOTS=1 saves the main pages to docs/screenshots/ (the README shows them). */
+const SCREENSHOTS =
+  process.env.CONSOLE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', '..', '..', 'docs', 'screenshots') : null;
+
+/** A full-page screenshot of the console as `console-<name>.png`, when CONSOLE_SCREENSHOTS=1 asks for them. */
+export async function snap(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+}
