@@ -40,7 +40,9 @@ const BOTFLEET_RUNNERS = ['interpreter', 'script'] as const;
 /**
  * What counts of a page log: typing fires an input event per character, filling one, so only
  * the value an input ends with counts; likewise where a scroll ends. The pointer entering an
- * element it was last over again (the page moved under it) is not a new hover.
+ * element it was last over again (the page moved under it) is not a new hover. Frames loading
+ * side by side finish in the network's order, not the replay's (CI saw frames-attach-order's two
+ * frames swap): a run of consecutive loads counts by frame, each frame's own loads kept in order.
  */
 function normalize(entries: readonly PageLogEntry[]): PageLogEntry[] {
   const out: PageLogEntry[] = [];
@@ -56,6 +58,25 @@ function normalize(entries: readonly PageLogEntry[]): PageLogEntry[] {
       out[out.length - 1] = entry;
     } else out.push(entry);
   }
+  return orderSideBySideLoads(out);
+}
+
+function orderSideBySideLoads(entries: PageLogEntry[]): PageLogEntry[] {
+  const out: PageLogEntry[] = [];
+  let loads: PageLogEntry[] = [];
+  const flush = () => {
+    // Array.prototype.sort is stable: one frame's loads keep their order.
+    out.push(...loads.sort((a, b) => (a.frame < b.frame ? -1 : a.frame > b.frame ? 1 : 0)));
+    loads = [];
+  };
+  for (const entry of entries) {
+    if (entry.type === 'load') loads.push(entry);
+    else {
+      flush();
+      out.push(entry);
+    }
+  }
+  flush();
   return out;
 }
 
@@ -250,7 +271,11 @@ describe('recorder parity: botfleet replays recordings as @puppeteer/replay does
       outcome = outcomeOf(error);
     }
     await page.evaluate(SETTLE_PAGE_EXPRESSION).catch(() => undefined);
-    return { outcome, effects: await read((expression) => page.evaluate(expression)) };
+    const pageEffects = await read((expression) => page.evaluate(expression));
+    // Closed before the next runner starts: a page left open still sees the pointer (CI saw the
+    // interpreter's page log a hover while the script's replay ran).
+    await page.context().close();
+    return { outcome, effects: pageEffects };
   }
 
   /** Replays a corpus recording; its effects are what the pages logged. */
