@@ -45,7 +45,7 @@ COPY . .
 RUN npm run build \
  && npm prune --omit=dev \
  && npm cache clean --force \
- && rm -rf packages/*/src apps/*/src packages/*/testing.ts apps/*/testing.ts
+ && rm -rf packages/*/src apps/*/src packages/*/testing.ts apps/*/testing.ts packages/core/browser.ts
 
 # ---- runtime ----
 FROM node:24-bookworm-slim AS runtime

@@ -1,11 +1,12 @@
+import { cellText, flattenRecord, isPlainObject } from '@botfleet/core/browser';
+
 /*
  * Extracted data read as a table: which data is a list of records, where the list is, and the
- * columns and cells of its rows, named as the API's CSV export names them (flattenInto in
- * apps/api/src/services/export-records.ts: nested objects by key, arrays by index, joined with
- * dots; an empty object or array adds no column), so a column of the table is a column of the CSV
- * download (which adds `executionId` and `completedAt` first). The console cannot import the API's
- * code, so the walk is written again here; console-data.test.ts checks the table's columns against
- * the header of the API's CSV of the same data.
+ * columns and cells of its rows. A record is flattened and its cells written by the same code as
+ * the API's CSV export (flat-record.ts in @botfleet/core: nested objects by key, arrays by index,
+ * joined with dots; an empty object or array adds no column), so a column of the table is a column
+ * of the CSV download (which adds `executionId` and `completedAt` first); console-data.test.ts
+ * checks the table's columns against the header of the API's CSV of the same data.
  */
 
 /** The value of itemsPath that names the data itself as the list (docs/results-export.md). */
@@ -17,9 +18,6 @@ export interface RecordList {
   itemsPath: string;
   records: Record<string, unknown>[];
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** A non-empty array whose every item is an object: a list a table shows one row per item. */
 const isListOfRecords = (value: unknown): value is Record<string, unknown>[] =>
@@ -45,24 +43,6 @@ export function recordListOf(data: unknown): RecordList | null {
   return { itemsPath: key, records };
 }
 
-/** Calls visit with each leaf of the value and its dotted name, the way the CSV export walks a record. */
-function flattenInto(value: unknown, prefix: string, visit: (name: string, leaf: unknown) => void): void {
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => flattenInto(item, `${prefix}.${index}`, visit));
-  } else if (isPlainObject(value)) {
-    for (const key of Object.keys(value)) flattenInto(value[key], prefix === '' ? key : `${prefix}.${key}`, visit);
-  } else {
-    visit(prefix, value);
-  }
-}
-
-/** A record's leaves by their dotted names. */
-export function flattenRecord(record: Record<string, unknown>): Map<string, unknown> {
-  const flat = new Map<string, unknown>();
-  flattenInto(record, '', (name, leaf) => flat.set(name, leaf));
-  return flat;
-}
-
 /** The table of the records: the union of their flattened names in the order first seen, and each row's cells. */
 export function tableOf(records: readonly Record<string, unknown>[]): { columns: string[]; rows: string[][] } {
   const flats = records.map(flattenRecord);
@@ -70,14 +50,4 @@ export function tableOf(records: readonly Record<string, unknown>[]): { columns:
   for (const flat of flats) for (const name of flat.keys()) columns.add(name);
   const names = [...columns];
   return { columns: names, rows: flats.map((flat) => names.map((name) => cellText(flat.get(name)))) };
-}
-
-/**
- * One cell as the CSV export writes it: a string as it is, a number or boolean as JSON writes it,
- * null and an absent value empty. It is rendered as text, so HTML in the data stays text.
- */
-export function cellText(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
 }

@@ -1,26 +1,13 @@
 import type { Step } from '@botfleet/sdk';
-import { describeStep, failureText, selectorText } from './step-line';
+import { describeStep, failureText } from './step-line';
 
 /*
- * How the console words steps and failures: the selector quoted alone with the count of its
- * other alternatives outside the quotes, and steps counted from 1 as people count them.
+ * How the console words steps and failures: selectors named by core's describeSelector (its cases
+ * are in core's selector-text.test.ts), and steps counted from 1 as people count them.
  */
 
-describe('selectorText', () => {
-  it('quotes a single selector, and the first of several with the others counted after the quotes', () => {
-    expect(selectorText('#continue')).toBe('"#continue"');
-    expect(selectorText(['aria/Show more'])).toBe('"aria/Show more"');
-    expect(selectorText(['aria/Show more', '#more'])).toBe('"aria/Show more" (+1 alternative)');
-    expect(selectorText(['aria/Show more', '#more', '.more', 'text/Show more'])).toBe(
-      '"aria/Show more" (+3 alternatives)',
-    );
-  });
-
-  it('joins a chained alternative as one selector', () => {
-    expect(selectorText([['iframe#pay', '#card'], '#card'])).toBe('"iframe#pay >> #card" (+1 alternative)');
-  });
-
-  it('reads the same in a step line', () => {
+describe('describeStep', () => {
+  it('names the selector as the runner does: the first alternative quoted, the others counted', () => {
     const click: Step = { index: 0, action: 'click', selector: ['aria/Show more', '#a', '#b', '#c'] };
     expect(describeStep(click)).toBe('click "aria/Show more" (+3 alternatives)');
   });

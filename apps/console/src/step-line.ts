@@ -1,22 +1,7 @@
+import { describeSelector } from '@botfleet/core/browser';
 import type { CredentialValue, Failure, Step } from '@botfleet/sdk';
 
-type Selector = Extract<Step, { action: 'click' }>['selector'];
-
 const quote = (text: string) => JSON.stringify(text);
-
-/**
- * The first alternative of a selector, quoted, with a count of the others after the quotes (the
- * count is not part of any selector): the rest is noise on one line.
- */
-export function selectorText(selector: Selector | undefined): string {
-  if (selector === undefined) return quote('');
-  if (typeof selector === 'string') return quote(selector);
-  const first = selector[0];
-  const text = quote(first === undefined ? '' : typeof first === 'string' ? first : first.join(' >> '));
-  const others = selector.length - 1;
-  if (others === 0) return text;
-  return `${text} (+${others} ${others === 1 ? 'alternative' : 'alternatives'})`;
-}
 
 /**
  * Why a run failed, naming its step counted from 1 as everywhere people read steps (the API's
@@ -50,29 +35,29 @@ function describeAction(step: Step, credentialName: CredentialNames): string {
     case 'goto':
       return `go to ${step.url}`;
     case 'click':
-      return `${step.clickCount === 2 ? 'double-click' : 'click'} ${selectorText(step.selector)}`;
+      return `${step.clickCount === 2 ? 'double-click' : 'click'} ${describeSelector(step.selector)}`;
     case 'hover':
-      return `hover ${selectorText(step.selector)}`;
+      return `hover ${describeSelector(step.selector)}`;
     case 'check':
-      return `check ${selectorText(step.selector)}`;
+      return `check ${describeSelector(step.selector)}`;
     case 'uncheck':
-      return `uncheck ${selectorText(step.selector)}`;
+      return `uncheck ${describeSelector(step.selector)}`;
     case 'fill':
-      return `fill ${selectorText(step.selector)}${describeFillValue(step.value, credentialName)}`;
+      return `fill ${describeSelector(step.selector)}${describeFillValue(step.value, credentialName)}`;
     case 'select':
-      return `select ${quote(step.value)} in ${selectorText(step.selector)}`;
+      return `select ${quote(step.value)} in ${describeSelector(step.selector)}`;
     case 'press':
       return step.selector ? `press ${step.key} in ${quote(step.selector)}` : `press ${step.key}`;
     case 'waitFor':
       if (step.selector !== undefined) {
         const count = step.count === undefined ? '' : ` (${step.operator ?? '=='} ${step.count})`;
-        return `wait for ${selectorText(step.selector)}${count}`;
+        return `wait for ${describeSelector(step.selector)}${count}`;
       }
       if (step.ms !== undefined) return `wait ${step.ms} ms`;
       return `wait until ${step.expression ?? 'true'}`;
     case 'scroll':
       return step.selector !== undefined
-        ? `scroll to ${selectorText(step.selector)}`
+        ? `scroll to ${describeSelector(step.selector)}`
         : `scroll to x ${step.x ?? 0}, y ${step.y ?? 0}`;
     case 'extract': {
       const what = step.multiple ? 'every' : 'the first';

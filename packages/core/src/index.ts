@@ -2,6 +2,7 @@ export * from './ids';
 export * from './errors';
 export * from './secret-box';
 export * from './data-path';
+export * from './flat-record';
 export * from './stable-hash';
 export * from './webhook-events';
 export * from './artifact-url';
@@ -29,6 +30,7 @@ export {
 } from './steps/registry';
 export { NAVIGATION_WAIT_UNTIL } from './steps/actions/goto';
 export * from './steps/element-selector';
+export * from './steps/selector-text';
 export { normalizeUrl, type NavigationWait } from './steps/navigation-wait';
 export * from './recordings';
 export * from './schemas/params';

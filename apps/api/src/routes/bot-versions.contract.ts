@@ -2,6 +2,7 @@ import { TimestampSchema } from '@botfleet/core';
 import { z } from 'zod';
 import { ManifestSchema } from './manifest.contract';
 import { resourceId } from './path-params';
+import { ScriptSchema } from './scripts.contract';
 import { StepSchema } from './steps.contract';
 
 /** A version number in a path: 1, 2, 3... (anything else is a 400, as a bad query value is). */
@@ -69,16 +70,9 @@ export const BotVersionSummarySchema = z
 export type BotVersionSummaryView = z.infer<typeof BotVersionSummarySchema>;
 
 /** A script as a version keeps it: what runs, without the row's timestamps. */
-export const VersionScriptSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    language: z.literal('javascript'),
-    origin: z.enum(['generated', 'handwritten']),
-    source: z.string(),
-    active: z.boolean(),
-  })
-  .meta({ id: 'VersionScript' });
+export const VersionScriptSchema = ScriptSchema.omit({ createdAt: true, updatedAt: true }).meta({
+  id: 'VersionScript',
+});
 
 export const BotVersionSchema = BotVersionSummarySchema.extend({
   botId: z.string(),

@@ -6,9 +6,10 @@ import {
   listExecutionLogs,
   listStepOutputs,
 } from '@botfleet/db';
+import type { Response } from 'express';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { botRunPages, sendExport, singleRunPages } from '../services/results-export';
+import { botRunPages, sendExport, singleRunPages, type ExportRequest } from '../services/results-export';
 import { toArtifactView } from '../views/artifact.view';
 import { toListView } from '../views/collection.view';
 import { toExtractView } from '../views/extract.view';
@@ -30,6 +31,7 @@ import {
   EXPORT_MEDIA_TYPES,
   ExtractQuerySchema,
   ResultRecordsSchema,
+  type BotResultsQuery,
 } from './results-export.contract';
 
 export function executionResultRoutes(deps: ApiDeps): Route[] {
@@ -40,6 +42,20 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
     deps.settings.screenshotUrlTtlSeconds,
   );
   const signArtifactUrl = (artifactId: string) => signer.sign(artifactId);
+
+  /**
+   * Answers the runs' records as the query asks (`format`, `itemsPath`, `fields`) with the response
+   * written by hand, as both exports (one execution's extract, a bot's results) do.
+   */
+  async function exportRuns(
+    res: Response,
+    query: Pick<BotResultsQuery, 'format' | 'itemsPath' | 'fields'>,
+    download: Pick<ExportRequest, 'runs' | 'filename' | 'context'>,
+  ) {
+    const shape = { itemsPath: query.itemsPath, fields: query.fields };
+    await sendExport(res, { format: query.format, shape, logger: deps.logger, ...download });
+    return { status: 200, handled: true } as const;
+  }
 
   return [
     defineRoute(
@@ -104,15 +120,11 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
           throw notFound('Extracted data');
         }
         if (query.format === 'json') return { status: 200, body: toExtractView(execution) };
-        await sendExport(res, {
-          format: query.format,
-          shape: { itemsPath: query.itemsPath, fields: query.fields },
+        return exportRuns(res, query, {
           runs: singleRunPages({ ...execution, completedAt: execution.completedAt }),
           filename: `${execution.id}-extract`,
-          logger: deps.logger,
           context: { executionId: execution.id },
         });
-        return { status: 200, handled: true } as const;
       },
     ),
     defineRoute(
@@ -144,15 +156,11 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
       async ({ bot, query, res }) => {
         // Runs completing while the export streams are left out, so a CSV's two passes see the same runs.
         const to = new Date(Math.min(query.to?.getTime() ?? Number.POSITIVE_INFINITY, Date.now()));
-        await sendExport(res, {
-          format: query.format,
-          shape: { itemsPath: query.itemsPath, fields: query.fields },
+        return exportRuns(res, query, {
           runs: botRunPages(db, bot.id, { ...(query.from ? { from: query.from } : {}), to }),
           filename: `${bot.id}-results`,
-          logger: deps.logger,
           context: { botId: bot.id },
         });
-        return { status: 200, handled: true } as const;
       },
     ),
     defineRoute(

@@ -1,10 +1,11 @@
-import { AppError, selectDataPath } from '@botfleet/core';
+import { AppError, cellText, flattenInto, flattenRecord, isPlainObject, selectDataPath } from '@botfleet/core';
 import type { CompletedExtract } from '@botfleet/db';
 
 /*
  * What one completed run becomes in a results export (docs/results-export.md): its records, each
  * the data object (or one item of the array at `itemsPath`) with `executionId` and `completedAt`
- * added at the top; the fields a `fields` list keeps; and the flat cells of a CSV row.
+ * added at the top; the fields a `fields` list keeps; and the flat cells of a CSV row (named and
+ * written by flat-record.ts in @botfleet/core, which the console's data table shares).
  */
 
 /** One exported record: always a plain object, whatever the run's data was. */
@@ -22,9 +23,6 @@ export interface RecordShape {
   /** The (dotted) fields each record keeps, in this order; the whole record when omitted. */
   fields?: string[] | undefined;
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The units a run contributes: its data, or each item at `itemsPath` (none when the path is absent or null). */
 function unitsOf(data: unknown, itemsPath: string | undefined): unknown[] {
@@ -63,20 +61,6 @@ export function projectRecord(record: ExportRecord, fields: readonly string[]): 
 }
 
 /**
- * Walks a value's leaves with their dotted names: nested objects by key, arrays by index
- * (`products.0.name`). An empty object or array has no leaves, so it adds no column.
- */
-export function flattenInto(value: unknown, prefix: string, visit: (name: string, leaf: unknown) => void): void {
-  if (Array.isArray(value)) {
-    value.forEach((item, index) => flattenInto(item, `${prefix}.${index}`, visit));
-  } else if (isPlainObject(value)) {
-    for (const key of Object.keys(value)) flattenInto(value[key], prefix === '' ? key : `${prefix}.${key}`, visit);
-  } else {
-    visit(prefix, value);
-  }
-}
-
-/**
  * The CSV columns of records nobody named: the union of their flattened names, in the order first
  * seen. Refuses (400) past MAX_DISCOVERED_COLUMNS, before any byte is sent.
  */
@@ -101,21 +85,12 @@ export function createColumnCollector(maxColumns = MAX_DISCOVERED_COLUMNS) {
   };
 }
 
-/** One CSV cell: strings as they are, numbers and booleans as JSON writes them, nothing as empty. */
-function cellOf(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  // A named field holding an object or array (`fields=products`) is written as its JSON.
-  return JSON.stringify(value);
-}
-
 /**
  * A record's CSV row for these columns. A record projected on `fields` has exactly those keys (a
  * field may hold a whole object); discovered columns are the record's own flattened names.
  */
 export function csvRowOf(record: ExportRecord, columns: readonly string[], projected: boolean): string[] {
-  if (projected) return columns.map((field) => cellOf(Object.hasOwn(record, field) ? record[field] : null));
-  const flat = new Map<string, unknown>();
-  flattenInto(record, '', (name, leaf) => flat.set(name, leaf));
-  return columns.map((column) => cellOf(flat.get(column)));
+  if (projected) return columns.map((field) => cellText(Object.hasOwn(record, field) ? record[field] : null));
+  const flat = flattenRecord(record);
+  return columns.map((column) => cellText(flat.get(column)));
 }

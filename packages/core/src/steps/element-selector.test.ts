@@ -1,4 +1,4 @@
-import { describeSelector, framePrefix, toPlaywrightSelector, unknownSelectorPrefix } from './element-selector';
+import { framePrefix, toPlaywrightSelector, unknownSelectorPrefix } from './element-selector';
 import { LOCATE_ELEMENT_HELPER, PLAYWRIGHT_SELECTOR_HELPER } from './locate-element';
 
 // The generated script's copy of the translation, evaluated as the script would define it.
@@ -60,12 +60,6 @@ describe('Recorder selectors as Playwright selectors', () => {
       'div',
     ]);
     expect(unknownSelectorPrefix('shadow/x')).toBe('shadow');
-  });
-
-  it('names selectors in step descriptions', () => {
-    expect(describeSelector('#go')).toBe('"#go"');
-    expect(describeSelector([['aria/Buy'], 'button.buy', ['#host', 'a']])).toBe('"aria/Buy" (+2 alternatives)');
-    expect(describeSelector([['#host', 'a']])).toBe('"#host >> a"');
   });
 
   it('gives the script a helper that parses', () => {

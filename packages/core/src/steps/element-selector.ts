@@ -140,13 +140,5 @@ export function isPlainSelector(selector: ElementSelector, frame?: readonly numb
   return typeof selector === 'string' && frame === undefined && !PREFIXED.test(selector);
 }
 
-/** `"aria/Buy" (+2 alternatives)`: names a selector in step descriptions. */
-export function describeSelector(selector: ElementSelector): string {
-  if (typeof selector === 'string') return `"${selector}"`;
-  const [first, ...others] = alternativesOf(selector);
-  const label = `"${(first ?? []).join(' >> ')}"`;
-  return others.length === 0 ? label : `${label} (+${others.length} alternative${others.length > 1 ? 's' : ''})`;
-}
-
 /** The fields of a step that acts on an element. */
 export const ELEMENT_FIELDS = { selector: ElementSelectorSchema, frame: FramePathSchema.optional() };

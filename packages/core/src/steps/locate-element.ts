@@ -1,6 +1,5 @@
 import {
   alternativesOf,
-  describeSelector,
   framePrefix,
   isPlainSelector,
   NAMED_ROLES,
@@ -10,6 +9,7 @@ import {
 } from './element-selector';
 import { pageFunction, PROBE_ELEMENTS_HELPER, type ElementFilters, type ElementProbe } from './page-functions';
 import type { ScriptHelper, ScriptWriter } from './script-writer';
+import { describeSelector } from './selector-text';
 import type { StepPage } from './step-page';
 
 /*
