@@ -10,5 +10,7 @@ export default defineConfig({
   input: here('../../openapi.json'),
   // SDK_OUTPUT_DIR: where generated-sdk.test.ts regenerates it, to compare with the committed code.
   output: { path: process.env.SDK_OUTPUT_DIR ?? here('./src/generated'), clean: true },
-  plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk'],
+  // @hey-api/schemas: the components' JSON Schemas as constants (schemas.gen.ts), for clients that
+  // build forms from them (the console's steps editor reads StepSchema, the step registry's union).
+  plugins: ['@hey-api/client-fetch', '@hey-api/typescript', '@hey-api/sdk', '@hey-api/schemas'],
 });

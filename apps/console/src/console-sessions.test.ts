@@ -297,18 +297,19 @@ it('binds a bot to a profile and a fill step to a credential, and refuses to del
     expect(manifest.session).toEqual({ profileId, persist: 'always' });
 
     // Step 2 types a password in clear: bind it to the credential's password instead.
-    await page.getByRole('button', { name: 'Use a credential for step 2' }).click();
-    const bind = page.getByRole('form', { name: 'Use a credential for step 2' });
-    await bind.getByLabel('Credential').selectOption({ label: 'Shop login' });
-    await bind.getByLabel('Field').selectOption('password');
+    await page.getByRole('button', { name: 'Edit step 2' }).click();
+    const bind = page.getByRole('group', { name: 'Step 2' });
+    await bind.getByLabel('A credential’s field').check();
+    await bind.getByLabel('Credential', { exact: true }).selectOption({ label: 'Shop login' });
+    await bind.getByLabel('Field', { exact: true }).selectOption('password');
     await checkA11y('bot with a credential binding form');
-    await bind.getByRole('button', { name: 'Use it' }).click();
+    await page.getByRole('button', { name: 'Save steps' }).click();
+    await page.getByRole('status').getByText('Saved 2 steps.').waitFor();
     await page.getByText('fill "#pw": fills password of credential "Shop login"').waitFor();
     await page.getByText('fill "#q" with "dune"').waitFor();
     const steps = (await api('get', `/bots/${botId}/steps`)).body.data as { value?: unknown }[];
     expect(steps[1]?.value).toEqual({ credential: credentialId, field: 'password' });
     expect(JSON.stringify(steps)).not.toContain('typed-in-clear');
-    await expect(page.getByRole('button', { name: 'Use a credential for step 2' }).count()).resolves.toBe(0);
     await checkA11y('bot with a profile and a credential');
     await snap(page, 'bot-session');
 
@@ -362,7 +363,7 @@ it('shows a read key the profiles, credentials and bindings, with no write contr
     await page.getByText('fill "#pw": fills password of credential "Shop login"').waitFor();
     await page.getByTestId('session-summary').getByRole('link', { name: 'Shop account (EU)' }).waitFor();
     await expect(page.locator('main form.form').count()).resolves.toBe(0);
-    await expect(page.getByRole('button', { name: /Use a credential/ }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: /^(Edit|Delete) step/ }).count()).resolves.toBe(0);
     await expect(noHorizontalScroll()).resolves.toBe(true);
     await checkA11y('bot with a session (read, 360 px)');
     expect(guard.problems).toEqual([]);

@@ -58,6 +58,12 @@ export function describeTotp(totp: { algorithm: string; digits: number; period: 
   return `TOTP: ${totp.algorithm}, ${totp.digits} digits, ${totp.period} s`;
 }
 
+/** A bot's retry policy: "none", or "2, 30 s apart". */
+export function describeRetry(retry: { attempts: number; delaySeconds: number }): string {
+  if (retry.attempts === 0) return 'none';
+  return retry.delaySeconds === 0 ? String(retry.attempts) : `${retry.attempts}, ${retry.delaySeconds} s apart`;
+}
+
 /** A file size in the unit that reads best: "812 B", "14.2 KB", "3.1 MB" (powers of 1024). */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

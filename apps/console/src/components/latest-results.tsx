@@ -30,11 +30,12 @@ async function loadLatestData(client: Client, botId: string) {
 
 /**
  * The bot's latest extracted data as the data view shows it, with downloads of every run's
- * results. An action bot extracts nothing and a bot that never ran has nothing: neither is asked.
+ * results. Either kind may extract (an action bot's steps can read what its action produced);
+ * a bot that never ran has nothing and is not asked.
  */
 export function LatestResults({ bot }: { bot: Bot }) {
   const { client } = useSession();
-  const worthAsking = bot.kind === 'extraction' && bot.lastExecution !== null;
+  const worthAsking = bot.lastExecution !== null;
   const latest = useLoad(
     async () => (worthAsking ? loadLatestData(client, bot.id) : null),
     [bot.id, bot.lastExecution?.id, worthAsking],

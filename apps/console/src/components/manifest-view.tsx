@@ -8,12 +8,19 @@ const MASK = '********';
 const masked = (value: string | undefined) =>
   value === undefined ? 'not set' : value === MASK ? '•••••••• (set)' : value;
 
-/** Capabilities, webhook and parameters as read back from the API (secrets already masked there). */
+/**
+ * Capabilities, webhook and parameters as read back from the API (secrets already masked there):
+ * what a read key sees; a write key gets ManifestEditor.
+ */
 export function ManifestView({ manifest }: { manifest: Manifest }) {
   const { capabilities, webhook, parameters } = manifest;
   const capabilityRows: [string, string][] = [
     ['Proxy', capabilities.proxy ? 'yes' : 'no'],
     ['Ad blocking', capabilities.adBlocking ? 'yes' : 'no'],
+    ['Downloads kept', capabilities.downloads ? 'yes' : 'no'],
+    ['Trace', capabilities.trace ?? 'onFailure (default)'],
+    ['HAR', capabilities.har ? 'yes' : 'no'],
+    ['Step screenshots', capabilities.stepScreenshots ? 'yes' : 'no'],
     ['Locale', capabilities.locale ?? 'default'],
     ['Time zone', capabilities.timezone ?? 'default'],
     ['User agent', capabilities.userAgent ?? 'default'],
@@ -76,6 +83,14 @@ export function ManifestView({ manifest }: { manifest: Manifest }) {
           <div>
             <dt>Events</dt>
             <dd>{(webhook.events ?? ['execution.completed']).join(', ')}</dd>
+          </div>
+          <div>
+            <dt>Envelope</dt>
+            <dd>{webhook.envelope ? 'yes' : 'no'}</dd>
+          </div>
+          <div>
+            <dt>Only on change</dt>
+            <dd>{webhook.onlyOnChange ? 'yes' : 'no'}</dd>
           </div>
           {webhook.dataPath && (
             <div>

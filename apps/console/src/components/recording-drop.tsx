@@ -1,4 +1,5 @@
 import type { Recording } from '@botfleet/sdk';
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { errorMessage } from '../api-errors';
 import { readRecordingFile } from '../recording-file';
@@ -7,6 +8,8 @@ interface RecordingDropProps {
   /** The visible label, e.g. "Create a bot from a recording". */
   label: string;
   hint: string;
+  /** Fields sent with the recording (e.g. the new bot's kind), shown above the file input. */
+  children?: ComponentChildren;
   /** Receives the parsed recording; its rejection is shown under the zone. */
   onRecording(recording: Recording, fileName: string): Promise<void>;
 }
@@ -15,7 +18,7 @@ interface RecordingDropProps {
  * Accepts a Chrome DevTools Recorder export dropped on it, or chosen with the file input inside it
  * (the keyboard and touch path: dropping needs a mouse).
  */
-export function RecordingDrop({ label, hint, onRecording }: RecordingDropProps) {
+export function RecordingDrop({ label, hint, children, onRecording }: RecordingDropProps) {
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -50,6 +53,7 @@ export function RecordingDrop({ label, hint, onRecording }: RecordingDropProps) 
     >
       <label for={inputId}>{label}</label>
       <p class="hint">{hint}</p>
+      {children}
       <input
         id={inputId}
         type="file"

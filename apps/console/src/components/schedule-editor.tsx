@@ -4,20 +4,12 @@ import { fieldErrorsOf } from '../api-errors';
 import { useSession } from '../console-session';
 import { formatInterval, formatTimeIn } from '../format';
 import { buildParams, type FieldValue, type Parameter } from '../params';
+import { TIME_ZONES } from '../time-zones';
 import { useLoad } from '../use-load';
 import { ErrorAlert } from './error-alert';
 import { ParamFields, valuesOf } from './param-fields';
 
 type Kind = 'interval' | 'cron';
-
-/** Every zone this browser knows, offered as suggestions; the API checks the zone itself. */
-const TIME_ZONES: readonly string[] = (() => {
-  try {
-    return Intl.supportedValuesOf('timeZone');
-  } catch {
-    return [];
-  }
-})();
 
 interface Draft {
   kind: Kind;

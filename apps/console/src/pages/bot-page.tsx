@@ -1,7 +1,10 @@
 import { getBot, getManifest } from '@botfleet/sdk';
 import { useState } from 'preact/hooks';
+import { BotSettings } from '../components/bot-settings';
 import { ErrorAlert } from '../components/error-alert';
+import { IdFact } from '../components/id-fact';
 import { LatestResults } from '../components/latest-results';
+import { ManifestEditor } from '../components/manifest-editor';
 import { ManifestView } from '../components/manifest-view';
 import { RunsList } from '../components/runs-list';
 import { ScheduleEditor } from '../components/schedule-editor';
@@ -12,6 +15,7 @@ import { TriggerForm } from '../components/trigger-form';
 import { VersionsSection } from '../components/versions-section';
 import { Link } from '../components/link';
 import { useSession } from '../console-session';
+import { describeRetry } from '../format';
 import { hrefOf } from '../routes';
 import { useLoad } from '../use-load';
 import { TagList } from '../components/tag-list';
@@ -28,7 +32,7 @@ function importWarningsOfNavigation(): ImportWarning[] {
 }
 
 export function BotPage({ botId }: { botId: string }) {
-  const { client } = useSession();
+  const { client, canWrite } = useSession();
   // A restore replaces the steps, scripts and manifest at once: everything is read again.
   const [restores, setRestores] = useState(0);
   const [restored, setRestored] = useState<number | null>(null);
@@ -44,6 +48,11 @@ export function BotPage({ botId }: { botId: string }) {
     [botId, restores],
   );
 
+  const manifestSaved = () => {
+    manifest.reload();
+    changed();
+  };
+
   if (bot.error) return <ErrorAlert error={bot.error} />;
   if (!bot.data) return <p aria-live="polite">Loading the bot…</p>;
   const { data } = bot;
@@ -53,12 +62,7 @@ export function BotPage({ botId }: { botId: string }) {
         {data.name} <StatusBadge status={data.status} />
       </h1>
       <dl class="facts">
-        <div>
-          <dt>Id</dt>
-          <dd>
-            <code>{data.id}</code>
-          </dd>
-        </div>
+        <IdFact id={data.id} />
         <div>
           <dt>Target</dt>
           <dd class="wrap">{data.targetUrl}</dd>
@@ -74,13 +78,21 @@ export function BotPage({ botId }: { botId: string }) {
           </dd>
         </div>
         <div>
+          <dt>Retries</dt>
+          <dd>{describeRetry(data.retry)}</dd>
+        </div>
+        <div>
           <dt>Version</dt>
           <dd>
             <Link href={hrefOf({ page: 'bot-version', botId, version: data.version })}>Version {data.version}</Link>
           </dd>
         </div>
       </dl>
-      {data.description && <p>{data.description}</p>}
+      {data.description && <p class="wrap">{data.description}</p>}
+      {data.status === 'paused' && (
+        <p class="notice">Paused: the schedule does not fire and runs cannot start until the bot is resumed.</p>
+      )}
+      {canWrite && <BotSettings bot={data} onChanged={bot.reload} />}
       {restored !== null && (
         <p class="notice" role="status">
           Restored: version {restored} is current.
@@ -93,28 +105,26 @@ export function BotPage({ botId }: { botId: string }) {
           <ErrorAlert error={manifest.error} />
           {manifest.data && (
             <>
-              <ManifestView manifest={manifest.data} />
-              <SessionEditor
-                botId={botId}
-                session={manifest.data.session}
-                onSaved={() => {
-                  manifest.reload();
-                  changed();
-                }}
-              />
+              {canWrite ? (
+                <ManifestEditor botId={botId} manifest={manifest.data} onSaved={manifestSaved} />
+              ) : (
+                <ManifestView manifest={manifest.data} />
+              )}
+              <SessionEditor botId={botId} session={manifest.data.session} onSaved={manifestSaved} />
             </>
           )}
         </section>
         {manifest.data && (
-          // Keyed by the parameters: a manifest change rebuilds both forms from the new ones.
+          // Keyed by the parameters: a change of them rebuilds both forms from the new ones. The schedule
+          // is read again when the bot is paused or resumed: a paused bot's schedule has no next runs.
           <>
             <ScheduleEditor
-              key={`schedule-${manifest.data.parameters.length}`}
+              key={`schedule-${data.status}-${JSON.stringify(manifest.data.parameters)}`}
               botId={botId}
               parameters={manifest.data.parameters}
             />
             <TriggerForm
-              key={`trigger-${manifest.data.parameters.length}`}
+              key={`trigger-${JSON.stringify(manifest.data.parameters)}`}
               botId={botId}
               parameters={manifest.data.parameters}
             />

@@ -1,10 +1,9 @@
-import { createBot, listBots, type ListBotsData } from '@botfleet/sdk';
+import { listBots, type ListBotsData } from '@botfleet/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { BotRow } from '../components/bot-row';
+import { CreateBot } from '../components/create-bot';
 import { ErrorAlert } from '../components/error-alert';
-import { RecordingDrop } from '../components/recording-drop';
 import { useSession } from '../console-session';
-import { hrefOf, navigate } from '../routes';
 import { useLoad } from '../use-load';
 
 type Query = NonNullable<ListBotsData['query']>;
@@ -79,16 +78,7 @@ export function BotsPage() {
   return (
     <>
       <h1>Bots</h1>
-      {canWrite && (
-        <RecordingDrop
-          label="Create a bot from a recording"
-          hint="Drop a Chrome DevTools Recorder export (JSON) here, or choose the file. Its title and first URL name the bot."
-          onRecording={async (recording) => {
-            const { data } = await createBot({ client, body: { recording }, throwOnError: true });
-            navigate(hrefOf({ page: 'bot', botId: data.id }), { importWarnings: data.warnings ?? [] });
-          }}
-        />
-      )}
+      {canWrite && <CreateBot />}
       <div class="filters" role="search">
         <div class="field">
           <label for="bot-search">Search</label>

@@ -10,6 +10,7 @@ import { useState } from 'preact/hooks';
 import { fieldErrorsOf } from '../api-errors';
 import { ConfirmButton } from '../components/confirm-button';
 import { ErrorAlert } from '../components/error-alert';
+import { IdFact } from '../components/id-fact';
 import { TextField } from '../components/text-field';
 import { useSession } from '../console-session';
 import { describeTotp, formatTime } from '../format';
@@ -86,12 +87,7 @@ function CredentialCard({ credential, onChanged }: { credential: Credential; onC
     <li class="card">
       <div class="card-title">{credential.name}</div>
       <dl class="facts">
-        <div>
-          <dt>Id</dt>
-          <dd>
-            <code>{credential.id}</code>
-          </dd>
-        </div>
+        <IdFact id={credential.id} />
         <div>
           <dt>Username</dt>
           <dd class="wrap">{credential.username ?? 'none'}</dd>

@@ -13,6 +13,7 @@ import { useState } from 'preact/hooks';
 import { fieldErrorsOf } from '../api-errors';
 import { ConfirmButton } from '../components/confirm-button';
 import { ErrorAlert } from '../components/error-alert';
+import { IdFact } from '../components/id-fact';
 import { Link } from '../components/link';
 import { OriginsTable } from '../components/origins-table';
 import { ProfileForm } from '../components/profile-form';
@@ -65,12 +66,7 @@ export function ProfilePage({ profileId }: { profileId: string }) {
       <h1>{data.name}</h1>
       {data.description && <p class="wrap">{data.description}</p>}
       <dl class="facts">
-        <div>
-          <dt>Id</dt>
-          <dd>
-            <code>{data.id}</code>
-          </dd>
-        </div>
+        <IdFact id={data.id} />
         <div>
           <dt>Version</dt>
           <dd data-testid="profile-version">{data.version === 0 ? 'empty (never saved)' : data.version}</dd>
