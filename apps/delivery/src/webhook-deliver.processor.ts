@@ -2,13 +2,13 @@ import type { Logger, SecretBox } from '@botfleet/core';
 import {
   clearWebhookFailing,
   disableWebhook,
-  findDeliveryForAttempt,
   noteWebhookFailing,
+  type DeliveryAttemptRecord,
   type DeliveryForAttempt,
   type DeliveryOutcome,
   type PrismaClient,
 } from '@botfleet/db';
-import { abandonDelivery, claimDeliveryAttempt, recordDeliveryAttempt } from '@botfleet/engine';
+import { abandonDelivery, claimDueDeliveries, recordDeliveryAttempts, releaseDeliveryClaim } from '@botfleet/engine';
 import type { Queues, WebhookDeliverPayload } from '@botfleet/queue';
 import {
   deliverWebhook,
@@ -19,7 +19,8 @@ import {
 } from '@botfleet/webhooks';
 import { DelayedError, type Job } from 'bullmq';
 import { destinationOf, type DestinationSlots } from './destination-slots';
-import { openCredentials, UnreadableSecretError } from './open-credentials';
+import { createCredentialOpener, UnreadableSecretError, type CredentialOpener } from './open-credentials';
+import { createAutoBatcher } from './auto-batcher';
 
 /*
  * Retries are explicit: after a failed attempt the processor writes nextAttemptAt on the row and
@@ -70,72 +71,108 @@ export type AttemptOutcome = 'delivered' | 'retry' | 'failed';
 /** Jobs may start a little before the row's due time when process clocks disagree. */
 const CLOCK_SKEW_TOLERANCE_MS = 1_000;
 
+/** Claims and records of the jobs running at once share one statement, up to this many. */
+const MAX_BATCH = 64;
+
+/** What every attempt of the processor shares: the batched claim and record, the opened credentials. */
+interface AttemptContext {
+  deps: WebhookDeliverProcessorDeps;
+  claim: (deliveryId: string) => Promise<DeliveryForAttempt | null>;
+  record: (record: DeliveryAttemptRecord) => Promise<boolean>;
+  openCredentials: CredentialOpener;
+}
+
 /** Registered with `consume(webhookDeliver, ...)`, which parses the payload first. */
 export function createWebhookDeliverProcessor(deps: WebhookDeliverProcessorDeps) {
+  const context: AttemptContext = {
+    deps,
+    claim: createAutoBatcher(async (deliveryIds: string[]) => {
+      // The lease covers the worst case of one attempt: login, post, re-login, post. A due time
+      // in the future means another job holds the attempt's lease (or this job is a stray early
+      // one): the claim leaves that row out, and that attempt, or the sweeper, owns the delivery.
+      const now = Date.now();
+      const claimed = await claimDueDeliveries(deps, {
+        deliveryIds,
+        dueBy: new Date(now + CLOCK_SKEW_TOLERANCE_MS),
+        leaseUntil: new Date(now + 4 * deps.timeoutMs + 30_000),
+      });
+      const byId = new Map(claimed.map((delivery) => [delivery.id, delivery]));
+      // Two jobs of one delivery in the same batch: the row goes to the first, the other sends nothing.
+      return deliveryIds.map((id) => {
+        const delivery = byId.get(id) ?? null;
+        byId.delete(id);
+        return delivery;
+      });
+    }, MAX_BATCH),
+    record: createAutoBatcher(async (records: DeliveryAttemptRecord[]) => {
+      // One attempt per delivery in a statement: two of one delivery (only after a lost lease) go
+      // one after the other, and the second then finds its number taken.
+      const recorded = new Map<DeliveryAttemptRecord, boolean>();
+      for (let rest = records; rest.length > 0;) {
+        const ids = new Set<string>();
+        const round: DeliveryAttemptRecord[] = [];
+        const later: DeliveryAttemptRecord[] = [];
+        for (const record of rest) {
+          if (ids.has(record.deliveryId)) {
+            later.push(record);
+          } else {
+            ids.add(record.deliveryId);
+            round.push(record);
+          }
+        }
+        const written = await recordDeliveryAttempts(deps, round);
+        for (const record of round) recorded.set(record, written.has(record.deliveryId));
+        rest = later;
+      }
+      return records.map((record) => recorded.get(record)!);
+    }, MAX_BATCH),
+    openCredentials: createCredentialOpener(deps.secretBox),
+  };
   return ({ deliveryId }: WebhookDeliverPayload, job?: Job<unknown>, token?: string): Promise<void> =>
-    attemptDelivery(deps, deliveryId, job && token ? { job, token } : undefined);
+    attemptDelivery(context, deliveryId, job && token ? { job, token } : undefined);
 }
 
 async function attemptDelivery(
-  deps: WebhookDeliverProcessorDeps,
+  context: AttemptContext,
   deliveryId: string,
   owner?: { job: Job<unknown>; token: string },
 ): Promise<void> {
-  const log = deps.logger.child({ deliveryId });
-  const delivery = await findDeliveryForAttempt(deps.db, deliveryId);
-  if (!delivery || delivery.status !== 'pending') {
-    log.debug({ status: delivery?.status ?? 'gone' }, 'delivery is not pending; nothing to do');
+  const { deps } = context;
+  const delivery = await context.claim(deliveryId);
+  if (!delivery) {
+    deps.logger.debug({ deliveryId }, 'delivery not pending, not due, or claimed by another job; nothing to do');
     return;
   }
   if (delivery.webhookDisabledAt) {
     // Disabled after this delivery was created: nothing more is sent until a PUT enables it.
     await abandonDelivery(deps, deliveryId, 'webhook disabled');
-    log.info({ botId: delivery.botId }, 'webhook is disabled; delivery dropped');
+    deps.logger.info({ deliveryId, botId: delivery.botId }, 'webhook is disabled; delivery dropped');
     return;
   }
-  // Before the claim, so a postponed attempt leaves the row as it was (due, unclaimed).
   const release = await deps.destinationSlots?.take(destinationOf(delivery.url), DESTINATION_WAIT_MS);
   if (release === null && owner) {
+    // Given back due as it was, so the postponed job (or the sweeper) finds it unclaimed.
+    await releaseDeliveryClaim(deps, delivery);
     await owner.job.moveToDelayed(Date.now() + DESTINATION_BUSY_DELAY_MS, owner.token);
     throw new DelayedError();
   }
   try {
-    await attemptClaimed(deps, delivery, log, release ?? undefined);
+    await attemptClaimed(context, delivery, release ?? undefined);
   } finally {
     release?.();
   }
 }
 
 async function attemptClaimed(
-  deps: WebhookDeliverProcessorDeps,
+  context: AttemptContext,
   delivery: DeliveryForAttempt,
-  log: Logger,
   release: (() => void) | undefined,
 ): Promise<void> {
+  const { deps } = context;
   const deliveryId = delivery.id;
-  // A due time in the future means another job holds this attempt's lease (or this job is a
-  // stray early one). Either way that attempt, or the sweeper, owns the delivery now.
-  const now = Date.now();
-  if (delivery.nextAttemptAt && delivery.nextAttemptAt.getTime() > now + CLOCK_SKEW_TOLERANCE_MS) {
-    log.debug({ nextAttemptAt: delivery.nextAttemptAt.getTime() }, 'delivery not due; another attempt owns it');
-    return;
-  }
-  // The lease covers the worst case of one attempt: login, post, re-login, post.
-  const leaseUntil = new Date(now + 4 * deps.timeoutMs + 30_000);
-  const claimed = await claimDeliveryAttempt(deps, {
-    deliveryId,
-    attemptCount: delivery.attemptCount,
-    nextAttemptAt: delivery.nextAttemptAt,
-    leaseUntil,
-  });
-  if (!claimed) {
-    log.debug('another job claimed this attempt first');
-    return;
-  }
-
   const number = delivery.attemptCount + 1;
   const startedAt = new Date();
-  const result = await sendOnce(deps, delivery, log);
+  const result = await sendOnce(context, delivery);
   // The destination's slot is free again once it answered (or timed out); the rest is database work.
   release?.();
   const disableFor = result.ok ? null : await disableReason(deps, delivery, result, startedAt);
@@ -150,7 +187,7 @@ async function attemptClaimed(
       : { status: 'pending', nextAttemptAt: new Date(Date.now() + delayMs) };
 
   // The engine enqueues the next attempt once the record committed; a lost enqueue is the sweeper's.
-  const recorded = await recordDeliveryAttempt(deps, {
+  const recorded = await context.record({
     deliveryId,
     number,
     startedAt,
@@ -160,7 +197,7 @@ async function attemptClaimed(
     outcome,
   });
   if (!recorded) {
-    log.warn({ attempt: number }, 'attempt already recorded by another job; result discarded');
+    deps.logger.warn({ deliveryId, attempt: number }, 'attempt already recorded by another job; result discarded');
     return;
   }
   deps.onAttempt?.(
@@ -171,30 +208,27 @@ async function attemptClaimed(
   if (disableFor && (await disableWebhook(deps.db, delivery.botId, disableFor.message))) {
     deps.onWebhookDisabled?.(disableFor.reason);
     // The host only: a URL may carry a credential in its query.
-    log.warn(
-      { botId: delivery.botId, host: destinationOf(delivery.url), reason: disableFor.reason },
+    deps.logger.warn(
+      { deliveryId, botId: delivery.botId, host: destinationOf(delivery.url), reason: disableFor.reason },
       `webhook disabled: ${disableFor.message}`,
     );
   }
   if (outcome.status === 'pending') {
-    log.info({ attempt: number, retryInMs: delayMs }, 'webhook attempt failed; retry scheduled');
+    deps.logger.info({ deliveryId, attempt: number, retryInMs: delayMs }, 'webhook attempt failed; retry scheduled');
   } else if (outcome.status === 'failed') {
-    log.warn({ attempts: number, lastError: result.error }, 'webhook delivery failed for good');
+    deps.logger.warn({ deliveryId, attempts: number, lastError: result.error }, 'webhook delivery failed for good');
   }
 }
 
 /** One attempt; configuration problems come back as a failed result so they are recorded. */
-async function sendOnce(
-  deps: WebhookDeliverProcessorDeps,
-  delivery: DeliveryForAttempt,
-  log: Logger,
-): Promise<DeliveryResult> {
+async function sendOnce(context: AttemptContext, delivery: DeliveryForAttempt): Promise<DeliveryResult> {
+  const { deps } = context;
   let credentials;
   try {
-    credentials = openCredentials(delivery, deps.secretBox);
+    credentials = context.openCredentials(delivery);
   } catch (err) {
     if (!(err instanceof UnreadableSecretError)) throw err;
-    log.error({ botId: delivery.botId }, err.message);
+    deps.logger.error({ deliveryId: delivery.id, botId: delivery.botId }, err.message);
     return { ok: false, statusCode: null, error: err.message, durationMs: 0, retryAfterMs: null };
   }
   return deliverWebhook(

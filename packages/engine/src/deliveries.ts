@@ -1,13 +1,15 @@
 import { AppError } from '@botfleet/core';
 import {
   abandonDelivery as abandonDeliveryRow,
-  claimDeliveryAttempt as claimDeliveryAttemptRow,
+  claimDueDeliveries as claimDueDeliveryRows,
   findDeliveryOfOrganization,
   loadManifest,
-  recordDeliveryAttempt as recordDeliveryAttemptRow,
+  recordDeliveryAttempts as recordDeliveryAttemptRows,
+  releaseDeliveryClaim as releaseDeliveryClaimRow,
   restartDelivery,
   type DeliveryAttemptRecord,
   type DeliveryClaim,
+  type DeliveryForAttempt,
 } from '@botfleet/db';
 import { webhookDeliver } from '@botfleet/queue';
 import { enqueueAfterCommit } from './after-commit';
@@ -21,29 +23,43 @@ import type { EngineDeps } from './engine-deps';
  */
 
 /**
- * Takes the next attempt of a pending delivery (compare-and-set on its attemptCount and
- * nextAttemptAt, with a lease until `leaseUntil`). False when another job took it first or the
- * delivery moved on: the caller then sends nothing.
+ * Takes the next attempt of each delivery that is pending and due, in one statement (with a lease
+ * until `leaseUntil`), and loads what the attempts need. A delivery left out is someone else's or
+ * has moved on: the caller sends nothing for it.
  */
-export function claimDeliveryAttempt(deps: Pick<EngineDeps, 'db'>, claim: DeliveryClaim): Promise<boolean> {
-  return claimDeliveryAttemptRow(deps.db, claim);
+export function claimDueDeliveries(deps: Pick<EngineDeps, 'db'>, claim: DeliveryClaim): Promise<DeliveryForAttempt[]> {
+  return claimDueDeliveryRows(deps.db, claim);
+}
+
+/** Gives a claimed attempt back, due as before, without making it. False when the lease was lost. */
+export function releaseDeliveryClaim(deps: Pick<EngineDeps, 'db'>, delivery: DeliveryForAttempt): Promise<boolean> {
+  return releaseDeliveryClaimRow(deps.db, delivery);
 }
 
 /**
- * Records an attempt and moves the delivery on (delivered, failed, or due again), then enqueues
- * the next attempt, delayed until it is due. False, with nothing written or enqueued, when this
- * attempt was already recorded by another job or the delivery is no longer pending.
+ * Records a batch of attempts and moves each delivery on (delivered, failed, or due again) in one
+ * statement, then enqueues each next attempt, delayed until it is due. Returns the deliveries
+ * recorded; one left out had its attempt already recorded by another job or is no longer pending,
+ * and nothing was written or enqueued for it.
  */
-export async function recordDeliveryAttempt(deps: EngineDeps, record: DeliveryAttemptRecord): Promise<boolean> {
-  if (!(await recordDeliveryAttemptRow(deps.db, record))) return false;
-  const { outcome, deliveryId } = record;
-  if (outcome.status === 'pending') {
+export async function recordDeliveryAttempts(
+  deps: EngineDeps,
+  records: readonly DeliveryAttemptRecord[],
+): Promise<Set<string>> {
+  const recorded = await recordDeliveryAttemptRows(deps.db, records);
+  for (const { outcome, deliveryId, number } of records) {
+    if (outcome.status !== 'pending' || !recorded.has(deliveryId)) continue;
     const delay = Math.max(0, outcome.nextAttemptAt.getTime() - Date.now());
-    await enqueueAfterCommit(deps.logger, { deliveryId, attempt: record.number + 1 }, () =>
-      webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: record.number + 1 }, { delay }),
+    await enqueueAfterCommit(deps.logger, { deliveryId, attempt: number + 1 }, () =>
+      webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: number + 1 }, { delay }),
     );
   }
-  return true;
+  return recorded;
+}
+
+/** recordDeliveryAttempts of one attempt: false when nothing was written or enqueued. */
+export async function recordDeliveryAttempt(deps: EngineDeps, record: DeliveryAttemptRecord): Promise<boolean> {
+  return (await recordDeliveryAttempts(deps, [record])).has(record.deliveryId);
 }
 
 /** Ends a pending delivery without an attempt (its webhook was disabled meanwhile). False when it was not pending. */

@@ -26,7 +26,14 @@ export {
 export { PROFILE_TURN_RECHECK_MS } from './profile-turns';
 // The worker's progress writes are not state changes, but the live streams hear of them the same way.
 export { notifyBestEffort, publishRunChanges } from './after-commit';
-export { abandonDelivery, claimDeliveryAttempt, recordDeliveryAttempt, redeliverDelivery } from './deliveries';
+export {
+  abandonDelivery,
+  claimDueDeliveries,
+  recordDeliveryAttempt,
+  recordDeliveryAttempts,
+  redeliverDelivery,
+  releaseDeliveryClaim,
+} from './deliveries';
 export type { SweepOptions } from './sweep-options';
 export { sweepExecutions, type ExecutionSweepOptions } from './sweep-executions';
 export { sweepDeliveries, type DeliverySweepOptions } from './sweep-deliveries';

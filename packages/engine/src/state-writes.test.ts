@@ -22,8 +22,10 @@ const STATE_WRITES = [
   'cancelBotExecutions',
   'requeueExecution',
   'createEventDeliveries',
-  'claimDeliveryAttempt',
+  'claimDueDeliveries',
+  'releaseDeliveryClaim',
   'recordDeliveryAttempt',
+  'recordDeliveryAttempts',
   'restartDelivery',
   'abandonDelivery',
 ] as const;

@@ -6,11 +6,12 @@ import {
   useTestOrganization,
 } from '../testing';
 import {
-  claimDeliveryAttempt,
-  findDeliveryForAttempt,
+  claimDueDeliveries,
   findOverdueDeliveries,
   listDeliveriesForExecution,
   recordDeliveryAttempt,
+  recordDeliveryAttempts,
+  releaseDeliveryClaim,
 } from './deliveries';
 import type { StoredManifest } from './manifests';
 
@@ -98,34 +99,78 @@ describe('attempts', () => {
       outcome,
     });
 
-  it('loads the delivery with the manifest’s login details and sealed secrets', async () => {
+  const claim = (deliveryIds: string[], leaseMs = 60_000) =>
+    claimDueDeliveries(db, { deliveryIds, dueBy: new Date(), leaseUntil: new Date(Date.now() + leaseMs) });
+
+  it('claims and loads in one statement: the manifest’s login details and sealed secrets, the due time it replaced', async () => {
     const { id, run } = await newDelivery();
-    expect(await findDeliveryForAttempt(db, id)).toMatchObject({
+    const due = (await db.webhookDelivery.findUniqueOrThrow({ where: { id } })).nextAttemptAt;
+    const [claimed] = await claim([id, 'dlv_missing']);
+    expect(claimed).toMatchObject({
       id,
+      organizationId,
       executionId: run.executionId,
       botId: run.botId,
-      status: 'pending',
       auth: 'jwt',
       attemptCount: 0,
+      seriesFirstAttempt: 1,
+      dueAt: due,
       loginUrl: 'https://login.example',
       username: 'u',
       webhookPasswordEnc: 'v1.pw',
       webhookSecretEnc: null,
+      webhookDisabledAt: null,
     });
-    expect(await findDeliveryForAttempt(db, 'dlv_missing')).toBeNull();
+    const row = await db.webhookDelivery.findUniqueOrThrow({ where: { id } });
+    expect(row.nextAttemptAt).toEqual(claimed!.leaseUntil);
+    // Leased: not due any more, so a second claim takes nothing.
+    expect(await claim([id])).toEqual([]);
   });
 
-  it('lets exactly one of two racing claims take an attempt', async () => {
+  it('never hands one attempt to two claims racing over the same batch', async () => {
+    const ids = await Promise.all(Array.from({ length: 20 }, async () => (await newDelivery()).id));
+    const results = await Promise.all([claim(ids), claim([...ids].reverse()), claim(ids)]);
+    const taken = results.flatMap((batch) => batch.map((d) => d.id));
+    expect(taken.sort()).toEqual([...ids].sort());
+  });
+
+  it('gives a released claim back due as before, and only while the lease is still the claimant’s', async () => {
     const { id } = await newDelivery();
-    const row = (await findDeliveryForAttempt(db, id))!;
-    const claim = {
-      deliveryId: id,
-      attemptCount: 0,
-      nextAttemptAt: row.nextAttemptAt,
-      leaseUntil: new Date(Date.now() + 60_000),
-    };
-    const results = await Promise.all([claimDeliveryAttempt(db, claim), claimDeliveryAttempt(db, claim)]);
-    expect(results.sort()).toEqual([false, true]);
+    const [claimed] = await claim([id]);
+    expect(await releaseDeliveryClaim(db, claimed!)).toBe(true);
+    const row = await db.webhookDelivery.findUniqueOrThrow({ where: { id } });
+    expect(row.nextAttemptAt).toEqual(claimed!.dueAt);
+    expect(await releaseDeliveryClaim(db, claimed!)).toBe(false);
+    expect(await claim([id])).toHaveLength(1);
+  });
+
+  it('records a batch of attempts in one statement, each only as the next number of a pending delivery', async () => {
+    const [a, b, c] = await Promise.all([newDelivery(), newDelivery(), newDelivery()]);
+    const record = (deliveryId: string, number: number, status: 'succeeded' | 'failed') => ({
+      deliveryId,
+      number,
+      startedAt: new Date(),
+      durationMs: 3,
+      statusCode: status === 'succeeded' ? 200 : null,
+      error: status === 'succeeded' ? null : 'timeout',
+      outcome: { status },
+    });
+    const written = await recordDeliveryAttempts(db, [
+      record(a!.id, 1, 'succeeded'),
+      record(b!.id, 2, 'succeeded'), // not the next number: refused
+      record(c!.id, 1, 'failed'),
+    ]);
+    expect([...written].sort()).toEqual([a!.id, c!.id].sort());
+    const rows = await db.webhookDelivery.findMany({
+      where: { id: { in: [a!.id, b!.id, c!.id] } },
+      include: { attempts: true },
+    });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(byId.get(a!.id)).toMatchObject({ status: 'succeeded', attemptCount: 1, nextAttemptAt: null });
+    expect(byId.get(b!.id)).toMatchObject({ status: 'pending', attemptCount: 0, attempts: [] });
+    expect(byId.get(c!.id)).toMatchObject({ status: 'failed', attemptCount: 1, lastError: 'timeout' });
+    expect(byId.get(c!.id)!.attempts.map((x) => [x.number, x.statusCode, x.error])).toEqual([[1, null, 'timeout']]);
+    expect(await recordDeliveryAttempts(db, [record(a!.id, 1, 'succeeded')])).toEqual(new Set());
   });
 
   it('records each attempt number once, retries, then fails for good', async () => {
