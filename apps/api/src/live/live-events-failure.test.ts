@@ -58,3 +58,23 @@ it('ends every stream at close, and takes none after', () => {
   expect(late.ended).toBe(true);
   expect(live.stats()).toEqual({ runs: 0, runClients: 0, organizationClients: 0 });
 });
+
+it('says whether anything is followed: with nothing open, notices go unread', async () => {
+  const failing = { $queryRawUnsafe: () => Promise.reject(new Error('database is away')) } as unknown as Db;
+  const live = createLiveEvents({ db: failing, logger: createLogger({ level: 'silent' }), heartbeatMs: 60_000, views });
+  try {
+    expect(live.following()).toBe(false);
+    const org = connection();
+    live.followOrganization(org, 'org_1', {}, null);
+    expect(live.following()).toBe(true);
+    org.end();
+    expect(live.following()).toBe(false);
+    const run = connection();
+    live.followRun(run, 'exe_1', START);
+    expect(live.following()).toBe(true);
+    // The failed read ends the stream and forgets its watch.
+    await waitUntil(() => run.ended && !live.following(), { message: 'the run was still followed' });
+  } finally {
+    live.close();
+  }
+});

@@ -47,6 +47,8 @@ export interface LiveEvents {
   ): void;
   /** A notice from the channel. */
   hear(notice: ExecutionNotice): void;
+  /** Whether any run or organization is followed: when none is, `hear` has nothing to do. */
+  following(): boolean;
   /** Notices may have been missed (the subscription reconnected): every followed run reads once. */
   resync(): void;
   /** What is open now: followed runs, and clients of runs and of organizations. */
@@ -300,6 +302,10 @@ export function createLiveEvents(options: LiveEventsOptions): LiveEvents {
 
     resync() {
       for (const watch of watches.values()) scheduleRefresh(watch);
+    },
+
+    following() {
+      return watches.size > 0 || organizations.size > 0;
     },
 
     stats() {

@@ -23,6 +23,11 @@ export function subscribeToExecutionNotices(options: {
   logger: Logger;
   onNotice: (notice: ExecutionNotice) => void;
   onResubscribed: () => void;
+  /**
+   * Whether anyone here listens now. Every process hears every notice of the fleet (one per
+   * trigger and per status change), so with no stream open a message is dropped unread.
+   */
+  listening: () => boolean;
 }): NoticeSubscriber {
   const { logger } = options;
   const subscriber = createRedisConnection(options.redis, 'subscriber');
@@ -31,7 +36,7 @@ export function subscribeToExecutionNotices(options: {
   );
   const channel = executionEventsChannel(options.prefix);
   subscriber.on('message', (from: string, message: string) => {
-    if (from !== channel) return;
+    if (from !== channel || !options.listening()) return;
     const notice = parseExecutionNotice(message);
     if (notice) options.onNotice(notice);
     else repeatedLog.warn(logger, { channel }, 'ignored a message that is not an execution notice');

@@ -49,6 +49,7 @@ export function startLiveEvents(options: {
     logger: options.logger,
     onNotice: (notice) => live.hear(notice),
     onResubscribed: () => live.resync(),
+    listening: () => live.following(),
   });
   return {
     live,

@@ -93,6 +93,9 @@ export interface BotForTrigger {
   templatedSteps: unknown[];
 }
 
+/** Built once: a zod schema made per call costs more than parsing the few definitions it checks. */
+const ParameterDefinitions = z.array(ParameterDefinitionSchema);
+
 const BOT_FOR_TRIGGER = preparedStatement(
   `SELECT b.id, b.status::text AS status, m.parameters,
           COALESCE((SELECT json_agg(s.definition ORDER BY s.index) FROM "RecordedStep" s
@@ -117,7 +120,7 @@ export async function findBotForTrigger(db: Db, organizationId: string, botId: s
   return {
     id: row.id,
     status: row.status,
-    parameters: z.array(ParameterDefinitionSchema).parse(row.parameters ?? []),
+    parameters: ParameterDefinitions.parse(row.parameters ?? []),
     templatedSteps: Array.isArray(row.templatedSteps) ? row.templatedSteps : [],
   };
 }
