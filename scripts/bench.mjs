@@ -2,7 +2,7 @@
 // queue -> worker -> database) against a bare Playwright loop doing the same page work (and,
 // between the two, the worker's run function alone, without queue or database), plus API and
 // webhook load figures, each against its physical limit measured in the same run (a bare
-// node:http + pg server for the API, a bare claim/POST/record loop for webhooks), plus list
+// node:http + pg server for the API, a batched durable sender for webhooks), plus list
 // latency at 1k vs 1M executions and the worker's RSS after 100 vs 1,000 runs, and the launcher's
 // API throughput with API_PROCESSES=1 and auto side by side, and a results export of 100,000 runs as
 // CSV and JSON Lines from an API process (its RSS before and at peak; 10,000 runs with --quick), and

@@ -16,6 +16,7 @@ import { createQueues, createRedisConnection, executionRun } from '@botfleet/que
 import { createBrowserHost, resolveChromiumPath } from '@botfleet/runner';
 import { startWorker } from '@botfleet/worker';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { createBenchApiClient } from './api-client';
 import { runApiLimit, startBareApiServer } from './api-limit';
 import { runApiProcesses } from './api-processes';
@@ -348,6 +349,7 @@ async function main(): Promise<void> {
       list,
       workerRss,
       quick: config.quick,
+      cores: availableParallelism(),
       loadAverage,
     };
     const summary = summarize(figures);

@@ -23,6 +23,8 @@ export interface BenchFigures extends Measurements {
   list: ListLatencyResult;
   workerRss: WorkerRssResult;
   quick: boolean;
+  /** Cores of the machine (os.availableParallelism()). */
+  cores: number;
   /** 1-minute load average when each phase started, and at the end. */
   loadAverage: Record<string, number>;
 }
@@ -73,6 +75,12 @@ export interface BenchSummary {
   apiGetBareCpuMsPerRequest: number;
   apiTriggerCpuMsPerRequest: number;
   apiTriggerBareCpuMsPerRequest: number;
+  /** The Express ceiling's CPU ms per request (the bare handlers in a minimal Express app). */
+  apiGetExpressCpuMsPerRequest: number;
+  apiTriggerExpressCpuMsPerRequest: number;
+  /** botfleet's CPU per request over the Express ceiling's (target <= 1.25). */
+  apiGetCpuOverExpress: number;
+  apiTriggerCpuOverExpress: number;
   /** The launcher (api role) with API_PROCESSES=1 and `auto` (apiProcessesAuto of them): requests/s. */
   apiProcessesAuto: number;
   apiGetRpsOneProcess: number;
@@ -82,12 +90,24 @@ export interface BenchSummary {
   /** auto over 1: how API throughput grows with the machine's cores. */
   apiGetProcessesRatio: number;
   apiTriggerProcessesRatio: number;
-  /** Pending deliveries drained per second: the delivery role over the bare loop. */
+  /** Throughput with `auto` over one process: the geometric mean of the GET and trigger ratios (target >= 1.7 on two cores). */
+  apiProcessesScaling: number;
+  /** End-to-end executions per second per core of the machine. */
+  workerRunsPerSecondPerCore: number;
+  /**
+   * CPU per delivery draining a backlog: the batched durable sender's over the delivery role's
+   * (target >= 0.33: the role within 3x of the batched limit).
+   */
   webhookRatio: number;
   webhookRoleRps: number;
+  /** The one-at-a-time claim -> POST -> record loop, printed beside the limit. */
   webhookBareRps: number;
+  webhookBatchedRps: number;
   webhookCpuMsPerDelivery: number;
   webhookBareCpuMsPerDelivery: number;
+  webhookBatchedCpuMsPerDelivery: number;
+  /** The same CPU ratio against the one-at-a-time loop. */
+  webhookBareRatio: number;
   /** p50 ms of the newest page of a bot's executions with 1k rows and with listLargeRows rows. */
   listLatencyAt1k: number;
   listLatencyAt1M: number;
@@ -95,6 +115,9 @@ export interface BenchSummary {
   listLatencyRatio: number;
   /** 1,000,000, or 100,000 in --quick (listLatencyAt1M is then measured at 100k rows). */
   listLargeRows: number;
+  /** The same ratio (large / small p50) for a run's artifacts and an export of the newest 20 results. */
+  artifactsListLatencyRatio: number;
+  resultsExportLatencyRatio: number;
   /** Worker process RSS after workerRssRuns[0] and workerRssRuns[1] runs (100 / 1,000; --quick 20 / 200). */
   workerRssAt100Mb: number;
   workerRssAt1000Mb: number;
@@ -173,6 +196,10 @@ export function summarize(f: BenchFigures): BenchSummary {
     apiGetBareCpuMsPerRequest: round3(f.api.bare.get.cpuMsPerRequest),
     apiTriggerCpuMsPerRequest: round3(api.trigger.cpuMsPerRequest),
     apiTriggerBareCpuMsPerRequest: round3(f.api.bare.trigger.cpuMsPerRequest),
+    apiGetExpressCpuMsPerRequest: round3(f.api.bareExpress.get.cpuMsPerRequest),
+    apiTriggerExpressCpuMsPerRequest: round3(f.api.bareExpress.trigger.cpuMsPerRequest),
+    apiGetCpuOverExpress: ratio(api.get.cpuMsPerRequest, f.api.bareExpress.get.cpuMsPerRequest),
+    apiTriggerCpuOverExpress: ratio(api.trigger.cpuMsPerRequest, f.api.bareExpress.trigger.cpuMsPerRequest),
     apiProcessesAuto: f.apiProcesses.auto.processes,
     apiGetRpsOneProcess: round1(f.apiProcesses.one.get.rps),
     apiGetRpsAutoProcesses: round1(f.apiProcesses.auto.get.rps),
@@ -180,15 +207,27 @@ export function summarize(f: BenchFigures): BenchSummary {
     apiTriggerRpsAutoProcesses: round1(f.apiProcesses.auto.trigger.rps),
     apiGetProcessesRatio: ratio(f.apiProcesses.auto.get.rps, f.apiProcesses.one.get.rps),
     apiTriggerProcessesRatio: ratio(f.apiProcesses.auto.trigger.rps, f.apiProcesses.one.trigger.rps),
-    webhookRatio: ratio(drainRps(f.webhooks.role), drainRps(f.webhooks.bare)),
+    apiProcessesScaling: round3(
+      Math.sqrt(
+        ratio(f.apiProcesses.auto.get.rps, f.apiProcesses.one.get.rps) *
+          ratio(f.apiProcesses.auto.trigger.rps, f.apiProcesses.one.trigger.rps),
+      ),
+    ),
+    workerRunsPerSecondPerCore: round3(e2eThroughput / f.cores),
+    webhookRatio: ratio(perDelivery(f.webhooks.batched), perDelivery(f.webhooks.role)),
     webhookRoleRps: round1(drainRps(f.webhooks.role)),
     webhookBareRps: round1(drainRps(f.webhooks.bare)),
-    webhookCpuMsPerDelivery: round2(perDelivery(f.webhooks.role)),
-    webhookBareCpuMsPerDelivery: round2(perDelivery(f.webhooks.bare)),
+    webhookBatchedRps: round1(drainRps(f.webhooks.batched)),
+    webhookCpuMsPerDelivery: round3(perDelivery(f.webhooks.role)),
+    webhookBareCpuMsPerDelivery: round3(perDelivery(f.webhooks.bare)),
+    webhookBatchedCpuMsPerDelivery: round3(perDelivery(f.webhooks.batched)),
+    webhookBareRatio: ratio(perDelivery(f.webhooks.bare), perDelivery(f.webhooks.role)),
     listLatencyAt1k: round2(f.list.small.p50),
     listLatencyAt1M: round2(f.list.large.p50),
     listLatencyRatio: ratio(f.list.large.p50, f.list.small.p50),
     listLargeRows: f.list.largeRows,
+    artifactsListLatencyRatio: ratio(f.list.paths.artifacts.large.p50, f.list.paths.artifacts.small.p50),
+    resultsExportLatencyRatio: ratio(f.list.paths.results.large.p50, f.list.paths.results.small.p50),
     workerRssAt100Mb: f.workerRss.low.rssMb,
     workerRssAt1000Mb: f.workerRss.high.rssMb,
     workerRssRatio: ratio(f.workerRss.high.rssMb, f.workerRss.low.rssMb),
@@ -207,7 +246,7 @@ const serverLine = (l: ServerLoad) =>
   `${round1(l.rps)} req/s  p50 ${round1(l.p50Ms)} ms  p99 ${round1(l.p99Ms)} ms  CPU ${round3(l.cpuMsPerRequest)} ms/req  (${l.errors} errors)`;
 
 const drainLine = (d: DeliveryDrain) =>
-  `${round1(drainRps(d))} deliveries/s  CPU ${round2(perDelivery(d))} ms/delivery  (${d.deliveries} in ${round1(d.windowMs)} ms)`;
+  `${round1(drainRps(d))} deliveries/s  CPU ${round3(perDelivery(d))} ms/delivery  (${d.deliveries} in ${round1(d.windowMs)} ms)`;
 
 const dist = (values: number[]) => {
   const d: Distribution = distribution(values);
@@ -231,7 +270,8 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
     ['e2e throughput', `${s.e2eThroughput} executions/s  (${f.e2e.runs} in ${round1(f.e2e.windowMs)} ms)`],
     ['runner-only throughput', `${s.runnerThroughput} runs/s  (${f.runner.runs} in ${round1(f.runner.windowMs)} ms)`],
     ['bare throughput', `${s.bareThroughput} runs/s  (${f.bare.runs} in ${round1(f.bare.windowMs)} ms)`],
-    ['ratio e2e / bare', `${s.ratio}  (runner-only / bare ${s.runnerRatio})`],
+    ['ratio e2e / bare', `${s.ratio}  (ratio, target >= 1.1; runner-only / bare ${s.runnerRatio})`],
+    ['  per core', `${s.workerRunsPerSecondPerCore} executions/s per core (${f.cores} cores)`],
     ['CPU ms per run: e2e', cpuLine(f.e2e)],
     ['                runner-only', cpuLine(f.runner)],
     ['                bare', cpuLine(f.bare)],
@@ -263,18 +303,26 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
     ['  ratio botfleet / bare', `${s.apiTriggerRatio} (apiTriggerRatio)`],
     ['', `express  ${serverLine(f.api.bareExpress.trigger)}`],
     ['  ratio express / bare', `${s.apiTriggerExpressCeiling} (apiTriggerExpressCeiling: Express alone)`],
+    [
+      '  CPU botfleet / express',
+      `${s.apiTriggerCpuOverExpress} (apiTriggerCpuOverExpress, target <= 1.25; ${s.apiTriggerCpuMsPerRequest} / ${s.apiTriggerExpressCpuMsPerRequest} ms/req, bare limit ${s.apiTriggerBareCpuMsPerRequest})`,
+    ],
     ['GET /executions/:id', `botfleet ${serverLine(f.api.botfleet.get)}`],
     ['', `bare     ${serverLine(f.api.bare.get)}`],
     ['  ratio botfleet / bare', `${s.apiGetRatio} (apiGetRatio)`],
     ['', `express  ${serverLine(f.api.bareExpress.get)}`],
     ['  ratio express / bare', `${s.apiGetExpressCeiling} (apiGetExpressCeiling: Express alone)`],
     [
+      '  CPU botfleet / express',
+      `${s.apiGetCpuOverExpress} (apiGetCpuOverExpress, target <= 1.25; ${s.apiGetCpuMsPerRequest} / ${s.apiGetExpressCpuMsPerRequest} ms/req, bare limit ${s.apiGetBareCpuMsPerRequest})`,
+    ],
+    [
       '  (autocannon)',
       `${f.api.connections} connections, ${f.api.seconds} s per window, worker stopped; bare = node:http + pg Pool + BullMQ in a child process, no auth`,
     ],
     [
       'API_PROCESSES=1 / auto',
-      `POST ${s.apiTriggerRpsOneProcess} / ${s.apiTriggerRpsAutoProcesses} req/s (x${s.apiTriggerProcessesRatio}), GET ${s.apiGetRpsOneProcess} / ${s.apiGetRpsAutoProcesses} req/s (x${s.apiGetProcessesRatio})`,
+      `POST ${s.apiTriggerRpsOneProcess} / ${s.apiTriggerRpsAutoProcesses} req/s (x${s.apiTriggerProcessesRatio}), GET ${s.apiGetRpsOneProcess} / ${s.apiGetRpsAutoProcesses} req/s (x${s.apiGetProcessesRatio}): apiProcessesScaling x${s.apiProcessesScaling} (target >= 1.7 on two cores; ${f.cores} here)`,
     ],
     ['  POST, API_PROCESSES=1', serverLine(f.apiProcesses.one.trigger)],
     [`  POST, auto (${s.apiProcessesAuto})`, serverLine(f.apiProcesses.auto.trigger)],
@@ -290,23 +338,36 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
       `${s.webhookRps} deliveries/s  p50 ${s.webhookP50Ms} ms  p95 ${s.webhookP95Ms} ms  (${f.webhooks.count}, completion -> receipt)`,
     ],
     ['webhooks drain: role', drainLine(f.webhooks.role)],
-    ['                bare', drainLine(f.webhooks.bare)],
+    ['                batched', drainLine(f.webhooks.batched)],
+    ['                one-at-a-time', drainLine(f.webhooks.bare)],
     [
-      '  ratio role / bare',
-      `${s.webhookRatio} (webhookRatio; concurrency ${f.webhooks.concurrency}; CPU is this process's, receiver included)`,
+      '  CPU ratio batched / role',
+      `${s.webhookRatio} (webhookRatio, target >= 0.33; against the one-at-a-time loop ${s.webhookBareRatio}; concurrency ${f.webhooks.concurrency}; CPU is this process's, receiver included)`,
     ],
     ['', ''],
+    ...(
+      [
+        ['executions', 'GET /bots/:id/executions', '(limit=20)'],
+        ['artifacts', 'GET /executions/:id/artifacts', '(the newest run)'],
+        ['results', 'GET /bots/:id/results', '(jsonl, newest 20)'],
+      ] as const
+    ).flatMap(([listed, label, what]): Array<[string, string]> => {
+      const { small, large } = f.list.paths[listed];
+      return [
+        [
+          label,
+          `p50 ${round2(small.p50)} ms at ${f.list.smallRows} rows, ${round2(large.p50)} ms at ${f.list.largeRows} rows: ratio ${ratio(large.p50, small.p50)}`,
+        ],
+        [`  ${what}`, `p95 ${round1(small.p95)} / ${round1(large.p95)} ms`],
+      ];
+    }),
     [
-      'GET /bots/:id/executions',
-      `p50 ${s.listLatencyAt1k} ms at ${f.list.smallRows} rows, ${s.listLatencyAt1M} ms at ${f.list.largeRows} rows: ratio ${s.listLatencyRatio}`,
-    ],
-    [
-      '  (limit=20)',
-      `${f.list.requests} requests each, alternating; p95 ${round1(f.list.small.p95)} / ${round1(f.list.large.p95)} ms; seeded in ${round1(f.list.seedSeconds)} s${f.quick ? '; --quick: 100,000 rows, not 1,000,000' : ''}`,
+      '  (all lists)',
+      `ratios listLatencyRatio ${s.listLatencyRatio}, artifactsListLatencyRatio ${s.artifactsListLatencyRatio}, resultsExportLatencyRatio ${s.resultsExportLatencyRatio} (target about 1); ${f.list.requests} requests each, alternating; seeded in ${round1(f.list.seedSeconds)} s${f.quick ? '; --quick: 100,000 rows, not 1,000,000' : ''}`,
     ],
     [
       'worker RSS',
-      `${s.workerRssAt100Mb} MB after ${f.workerRss.low.runs} runs, ${s.workerRssAt1000Mb} MB after ${f.workerRss.high.runs}: ratio ${s.workerRssRatio} (heap ${f.workerRss.low.heapUsedMb} / ${f.workerRss.high.heapUsedMb} MB, after GC; ${f.workerRss.bot} bot; ${round1(f.workerRss.seconds)} s)`,
+      `${s.workerRssAt100Mb} MB after ${f.workerRss.low.runs} runs, ${s.workerRssAt1000Mb} MB after ${f.workerRss.high.runs}: ratio ${s.workerRssRatio} (workerRssRatio, target about 1; heap ${f.workerRss.low.heapUsedMb} / ${f.workerRss.high.heapUsedMb} MB, after GC; ${f.workerRss.bot} bot; ${round1(f.workerRss.seconds)} s)`,
     ],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));

@@ -1,14 +1,31 @@
-import { createLogger, newId, type SecretBox, redisSettingsFromUrl } from '@botfleet/core';
-import { createBot, deleteBot, saveManifest, type PrismaClient } from '@botfleet/db';
+// Webhook delivery figures: end to end, then the delivery role draining a backlog against the
+// batched durable sender and the one-at-a-time loop (webhook-limit.ts). Part of `npm run bench`;
+// alone, against a database and Redis of your own (BENCH_WEBHOOKS and DELIVERY_CONCURRENCY apply):
+//   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/<db> QUEUE_PREFIX=<prefix> npx tsx scripts/bench/webhooks-bench.ts [--quick]
+import { createLogger, createSecretBox, newId, type SecretBox, redisSettingsFromUrl } from '@botfleet/core';
+import {
+  createBot,
+  createDatabaseIfMissing,
+  createPrismaClient,
+  deleteBot,
+  deleteOrganization,
+  ensureOrganization,
+  findMigrationsDir,
+  migrate,
+  saveManifest,
+  type PrismaClient,
+} from '@botfleet/db';
 import { createCompletedExecutionWithDelivery } from '@botfleet/db/testing';
 import { startDelivery } from '@botfleet/delivery';
 import { createQueues, createRedisConnection, webhookDeliver } from '@botfleet/queue';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { loadBenchConfig } from './config';
 import { ownCpuMsSince } from './process-tree-cpu';
 import { sleep } from './stats';
-import { runBareWebhookLoop } from './webhook-limit';
+import { runBareWebhookLoop, runBatchedWebhookSender } from './webhook-limit';
 
 export interface WebhooksBenchOptions {
   db: PrismaClient;
@@ -41,8 +58,10 @@ export interface WebhooksBenchResult {
   webhookP95Ms: number;
   /** The delivery role draining `count` pending deliveries whose jobs are all enqueued at once. */
   role: DeliveryDrain;
-  /** The bare loop (webhook-limit.ts) delivering `count` pending deliveries. */
+  /** The one-at-a-time loop (webhook-limit.ts) delivering `count` pending deliveries. */
   bare: DeliveryDrain;
+  /** The batched durable sender (webhook-limit.ts) delivering `count` pending deliveries: the limit. */
+  batched: DeliveryDrain;
 }
 
 /** Completions are produced this many at a time, as several execution workers would. */
@@ -92,9 +111,10 @@ async function startReceiver() {
 /**
  * End to end on loopback: N executions complete (execution row + delivery row in one
  * transaction, then the job), the delivery role signs and POSTs each to a local receiver.
- * Then the limit: N more pending deliveries drained by the role (all jobs enqueued at once,
- * until every row is marked succeeded), then N more by the bare loop with the same concurrency
- * after the role has stopped (its sweeper would otherwise race the bare loop for them).
+ * Then the limit: N more pending deliveries drained by a role started on their queued jobs
+ * (until every row is marked succeeded), then N more by the one-at-a-time loop with the same
+ * concurrency and N more by the batched sender (batches of `concurrency`), both after the role
+ * has stopped (its sweeper would otherwise race them for the rows).
  * Leaves nothing behind: the bot (and with it its executions and deliveries) is deleted.
  */
 export async function benchWebhooks(options: WebhooksBenchOptions): Promise<WebhooksBenchResult> {
@@ -119,18 +139,20 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
 
   const connection = createRedisConnection(redisSettingsFromUrl(options.redisUrl), 'worker');
   const queues = createQueues(connection, options.queuePrefix);
-  let role: { stop(): Promise<void> } | null = await startDelivery({
-    db: options.db,
-    redis: redisSettingsFromUrl(options.redisUrl),
-    queuePrefix: options.queuePrefix,
-    logger: createLogger({ level: 'warn' }),
-    secretBox: options.secretBox,
-    concurrency: options.concurrency,
-    allowPrivateNetwork: true,
-    timeoutMs: 10_000,
-    retryDelaysMs: [1_000, 5_000],
-    sweepOrganizationId: options.organizationId,
-  });
+  const startRole = () =>
+    startDelivery({
+      db: options.db,
+      redis: redisSettingsFromUrl(options.redisUrl),
+      queuePrefix: options.queuePrefix,
+      logger: createLogger({ level: 'warn' }),
+      secretBox: options.secretBox,
+      concurrency: options.concurrency,
+      allowPrivateNetwork: true,
+      timeoutMs: 10_000,
+      retryDelaysMs: [1_000, 5_000],
+      sweepOrganizationId: options.organizationId,
+    });
+  let role: { stop(): Promise<void> } | null = await startRole();
   const checker = new Client({ connectionString: options.databaseUrl });
   await checker.connect();
 
@@ -174,11 +196,20 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
     const latencies = [...completedAt].map(([id, at]) => receiver.receivedAt.get(id)! - at).sort((a, b) => a - b);
     const lastReceipt = Math.max(...e2eIds.map((id) => receiver.receivedAt.get(id)!));
 
-    // The role's limit: pending rows, every job enqueued at once, until the last row is final.
+    // The role draining a backlog: pending rows whose jobs all wait in the queue, then a role
+    // started on them, until the last row is final. Its CPU counts from its start (connections
+    // included), not the enqueue: that is the producers' work.
+    await role.stop();
+    role = null;
     const roleIds = await complete(options.count);
+    await webhookDeliver.enqueueBulk(
+      queues,
+      roleIds.map((deliveryId) => ({ payload: { deliveryId } })),
+      { attempt: 1 },
+    );
     const roleCpu = process.cpuUsage();
     const roleStarted = performance.now();
-    await Promise.all(roleIds.map((deliveryId) => webhookDeliver.enqueue(queues, { deliveryId }, { attempt: 1 })));
+    role = await startRole();
     await expectReceived(roleIds);
     // The attempt is recorded after the receiver answered; poll (only now, so it costs little).
     for (;;) {
@@ -210,12 +241,25 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
     const bareDrain: DeliveryDrain = { ...bare, cpuMs: ownCpuMsSince(bareCpu) };
     await expectReceived(bareIds);
 
+    const batchedIds = await complete(options.count);
+    const batchedCpu = process.cpuUsage();
+    const batched = await runBatchedWebhookSender({
+      databaseUrl: options.databaseUrl,
+      deliveryIds: batchedIds,
+      secret,
+      batchSize: options.concurrency,
+      lanes: 2,
+    });
+    const batchedDrain: DeliveryDrain = { ...batched, cpuMs: ownCpuMsSince(batchedCpu) };
+    await expectReceived(batchedIds);
+
     return {
       webhookRps: round(options.count / ((lastReceipt - firstCompletion) / 1000)),
       webhookP50Ms: round(percentile(latencies, 0.5)),
       webhookP95Ms: round(percentile(latencies, 0.95)),
       role: roleDrain,
       bare: bareDrain,
+      batched: batchedDrain,
     };
   } finally {
     await role?.stop();
@@ -234,3 +278,56 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
+
+/** Alone: the webhook figures on DATABASE_URL (created and migrated if need be) and REDIS_URL. */
+async function main(): Promise<void> {
+  const config = loadBenchConfig();
+  await createDatabaseIfMissing(config.databaseUrl);
+  await migrate(config.databaseUrl, { migrationsDir: findMigrationsDir(__dirname) });
+  const db = createPrismaClient(config.databaseUrl);
+  const org = await ensureOrganization(db, `bench-${randomBytes(4).toString('hex')}`);
+  try {
+    const result = await benchWebhooks({
+      db,
+      databaseUrl: config.databaseUrl,
+      redisUrl: config.redisUrl,
+      queuePrefix: config.queuePrefix,
+      secretBox: createSecretBox(randomBytes(32)),
+      organizationId: org.id,
+      count: config.webhooks,
+      concurrency: config.webhookConcurrency,
+    });
+    const perDelivery = (d: DeliveryDrain) => Math.round((d.cpuMs / d.deliveries) * 1000) / 1000;
+    const line = (name: string, d: DeliveryDrain) =>
+      `${name.padEnd(14)} ${round((d.deliveries / d.windowMs) * 1000)} deliveries/s  CPU ${perDelivery(d)} ms/delivery  (${d.deliveries} in ${round(d.windowMs)} ms)`;
+    process.stdout.write(
+      [
+        `webhooks e2e   ${result.webhookRps} deliveries/s  p50 ${result.webhookP50Ms} ms  p95 ${result.webhookP95Ms} ms`,
+        line('role', result.role),
+        line('batched', result.batched),
+        line('one-at-a-time', result.bare),
+        JSON.stringify({
+          webhookRatio: Math.round((perDelivery(result.batched) / perDelivery(result.role)) * 1000) / 1000,
+          webhookCpuMsPerDelivery: perDelivery(result.role),
+          webhookBatchedCpuMsPerDelivery: perDelivery(result.batched),
+          webhookBareCpuMsPerDelivery: perDelivery(result.bare),
+        }),
+      ].join('\n') + '\n',
+    );
+  } finally {
+    await deleteOrganization(db, org.id);
+    await db.$disconnect();
+  }
+}
+
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(
+        `[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}
