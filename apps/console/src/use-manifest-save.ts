@@ -2,6 +2,7 @@ import { updateManifest, type Manifest, type UpdateManifestData } from '@botflee
 import { useState } from 'preact/hooks';
 import { fieldErrorsOf } from './api-errors';
 import { useSession } from './console-session';
+import { useAction } from './use-action';
 
 /** The sections a PUT /bots/:botId/manifest may carry: each present one replaces the stored one. */
 export type ManifestUpdate = UpdateManifestData['body'];
@@ -38,36 +39,29 @@ export interface ManifestSave {
  */
 export function useManifestSave(botId: string, onSaved: () => void): ManifestSave {
   const { client } = useSession();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
-  const [saved, setSaved] = useState(false);
-  const fieldErrors = { ...fieldErrorsOf(error), ...localErrors };
+  const fieldErrors = { ...fieldErrorsOf(action.error), ...localErrors };
   return {
-    busy,
-    error,
-    saved,
+    busy: action.busy,
+    error: action.error,
+    saved: action.done !== null,
     fieldErrors,
     field: (path) => ({ id: manifestFieldId(path), error: fieldErrors[path] }),
     save(body, then) {
-      setBusy(true);
-      setError(null);
       setLocalErrors({});
-      setSaved(false);
-      updateManifest({ client, path: { botId }, body, throwOnError: true })
-        .then(({ data }) => {
-          then(data);
-          setSaved(true);
-          onSaved();
-        })
-        .catch((caught: unknown) => setError(caught))
-        .finally(() => setBusy(false));
+      action.run(async () => {
+        const { data } = await updateManifest({ client, path: { botId }, body, throwOnError: true });
+        then(data);
+        onSaved();
+        return 'Saved.';
+      });
     },
     refuse(errors) {
-      setError(null);
-      setSaved(false);
+      action.setError(null);
+      action.setDone(null);
       setLocalErrors(errors);
     },
-    edited: () => setSaved(false),
+    edited: () => action.setDone(null),
   };
 }

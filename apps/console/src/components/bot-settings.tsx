@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldErrorsOf } from '../api-errors';
 import { useSession } from '../console-session';
 import { hrefOf, navigate } from '../routes';
+import { useAction } from '../use-action';
 import { BotFields, draftOfBot, fieldsOfDraft, type BotDraft } from './bot-fields';
 import { ConfirmButton } from './confirm-button';
 import { ErrorAlert } from './error-alert';
@@ -17,21 +18,10 @@ const FORM_ID = 'bot-settings';
 export function BotSettings({ bot, onChanged }: { bot: Bot; onChanged(): void }) {
   const { client } = useSession();
   const [editing, setEditing] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
   const editButton = useRef<HTMLButtonElement>(null);
   const paused = bot.status === 'paused';
 
-  const act = (action: () => Promise<string | null>) => {
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    action()
-      .then((message) => setDone(message))
-      .catch((caught: unknown) => setError(caught))
-      .finally(() => setBusy(false));
-  };
   const closeForm = () => {
     setEditing(false);
     editButton.current?.focus();
@@ -47,7 +37,7 @@ export function BotSettings({ bot, onChanged }: { bot: Bot; onChanged(): void })
           aria-expanded={editing}
           aria-controls={editing ? FORM_ID : undefined}
           onClick={() => {
-            setDone(null);
+            action.setDone(null);
             setEditing((open) => !open);
           }}
         >
@@ -56,9 +46,9 @@ export function BotSettings({ bot, onChanged }: { bot: Bot; onChanged(): void })
         <button
           type="button"
           class="secondary"
-          disabled={busy}
+          disabled={action.busy}
           onClick={() =>
-            act(async () => {
+            action.run(async () => {
               const status = paused ? 'active' : 'paused';
               await updateBot({ client, path: { botId: bot.id }, body: { status }, throwOnError: true });
               onChanged();
@@ -72,25 +62,24 @@ export function BotSettings({ bot, onChanged }: { bot: Bot; onChanged(): void })
           label="Delete bot"
           question="Delete this bot with its runs, steps, schedule and artifacts?"
           confirmLabel="Delete the bot"
-          busy={busy}
+          busy={action.busy}
           onConfirm={() =>
-            act(async () => {
+            action.run(async () => {
               await deleteBot({ client, path: { botId: bot.id }, throwOnError: true });
               navigate(hrefOf({ page: 'bots' }));
-              return null;
             })
           }
         />
-        {done && <span role="status">{done}</span>}
+        {action.done && <span role="status">{action.done}</span>}
       </div>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={action.error} />
       {editing && (
         <SettingsForm
           bot={bot}
           onCancel={closeForm}
           onSaved={() => {
             closeForm();
-            setDone('Saved.');
+            action.setDone('Saved.');
             onChanged();
           }}
         />
@@ -111,9 +100,8 @@ function SettingsForm({ bot, onSaved, onCancel }: { bot: Bot; onSaved(): void; o
     retryAttempts: String(bot.retry.attempts),
     retryDelaySeconds: String(bot.retry.delaySeconds),
   });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const fieldErrors = fieldErrorsOf(error);
+  const save = useAction();
+  const fieldErrors = fieldErrorsOf(save.error);
   const form = useRef<HTMLFormElement>(null);
   const update = (change: Partial<SettingsDraft>) => setDraft((old) => ({ ...old, ...change }));
   // Opened from its button: the keyboard carries on in the form rather than after the buttons.
@@ -130,18 +118,16 @@ function SettingsForm({ bot, onSaved, onCancel }: { bot: Bot; onSaved(): void; o
         aria-labelledby="bot-settings-heading"
         onSubmit={(event) => {
           event.preventDefault();
-          setBusy(true);
-          setError(null);
           const { description, ...fields } = fieldsOfDraft(draft);
           const body = {
             ...fields,
             description: description || null,
             retry: { attempts: Number(draft.retryAttempts), delaySeconds: Number(draft.retryDelaySeconds) },
           };
-          updateBot({ client, path: { botId: bot.id }, body, throwOnError: true })
-            .then(onSaved)
-            .catch((caught: unknown) => setError(caught))
-            .finally(() => setBusy(false));
+          save.run(async () => {
+            await updateBot({ client, path: { botId: bot.id }, body, throwOnError: true });
+            onSaved();
+          });
         }}
       >
         <BotFields idPrefix="bot" draft={draft} onChange={update} errors={fieldErrors} />
@@ -169,14 +155,14 @@ function SettingsForm({ bot, onSaved, onCancel }: { bot: Bot; onSaved(): void; o
           />
         </fieldset>
         <div class="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Saving…' : 'Save settings'}
+          <button type="submit" disabled={save.busy}>
+            {save.busy ? 'Saving…' : 'Save settings'}
           </button>
           <button type="button" class="secondary" onClick={onCancel}>
             Cancel
           </button>
         </div>
-        <ErrorAlert error={error} />
+        <ErrorAlert error={save.error} />
       </form>
     </section>
   );

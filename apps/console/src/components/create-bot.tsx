@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { fieldErrorsOf } from '../api-errors';
 import { useSession } from '../console-session';
 import { hrefOf, navigate } from '../routes';
+import { useAction } from '../use-action';
 import { BotFields, EMPTY_BOT_DRAFT, fieldsOfDraft, KindField, type BotDraft, type BotKind } from './bot-fields';
 import { ErrorAlert } from './error-alert';
 import { RecordingDrop } from './recording-drop';
@@ -61,9 +62,8 @@ function NewBotForm({ onCancel }: { onCancel(): void }) {
   const { client } = useSession();
   const [draft, setDraft] = useState<BotDraft>(EMPTY_BOT_DRAFT);
   const [kind, setKind] = useState<BotKind>('extraction');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const fieldErrors = fieldErrorsOf(error);
+  const create = useAction();
+  const fieldErrors = fieldErrorsOf(create.error);
   const section = useRef<HTMLElement>(null);
   // Opened from its button: the keyboard carries on in the form.
   useEffect(() => {
@@ -78,16 +78,9 @@ function NewBotForm({ onCancel }: { onCancel(): void }) {
         aria-labelledby="new-bot-heading"
         onSubmit={(event) => {
           event.preventDefault();
-          setBusy(true);
-          setError(null);
           const { description, ...fields } = fieldsOfDraft(draft);
           const body = { ...fields, kind, ...(description ? { description } : {}) };
-          createBot({ client, body, throwOnError: true })
-            .then(({ data }) => openCreated(data))
-            .catch((caught: unknown) => {
-              setError(caught);
-              setBusy(false);
-            });
+          create.run(async () => openCreated((await createBot({ client, body, throwOnError: true })).data));
         }}
       >
         <BotFields
@@ -98,14 +91,14 @@ function NewBotForm({ onCancel }: { onCancel(): void }) {
         />
         <KindField id="new-bot-kind" value={kind} onChange={setKind} error={fieldErrors.kind} />
         <div class="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Creating…' : 'Create bot'}
+          <button type="submit" disabled={create.busy}>
+            {create.busy ? 'Creating…' : 'Create bot'}
           </button>
           <button type="button" class="secondary" onClick={onCancel}>
             Cancel
           </button>
         </div>
-        <ErrorAlert error={error} />
+        <ErrorAlert error={create.error} />
       </form>
     </section>
   );

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { fieldErrorsOf } from '../api-errors';
+import { useAction } from '../use-action';
 import { ErrorAlert } from './error-alert';
 import { TextField } from './text-field';
 
@@ -31,23 +32,15 @@ export function ProfileForm({
 }: ProfileFormProps) {
   const [name, setName] = useState(initial.name);
   const [description, setDescription] = useState(initial.description);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const fieldErrors = fieldErrorsOf(error);
+  const save = useAction();
+  const fieldErrors = fieldErrorsOf(save.error);
 
   return (
     <form
       class="form"
       onSubmit={(event) => {
         event.preventDefault();
-        setBusy(true);
-        setError(null);
-        setDone(null);
-        onSubmit({ name: name.trim(), description: description.trim() })
-          .then((message) => setDone(message))
-          .catch((caught: unknown) => setError(caught))
-          .finally(() => setBusy(false));
+        save.run(() => onSubmit({ name: name.trim(), description: description.trim() }));
       }}
     >
       <TextField
@@ -67,12 +60,12 @@ export function ProfileForm({
         onInput={setDescription}
       />
       <div class="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? busyLabel : submitLabel}
+        <button type="submit" disabled={save.busy}>
+          {save.busy ? busyLabel : submitLabel}
         </button>
-        {done && <span role="status">{done}</span>}
+        {save.done && <span role="status">{save.done}</span>}
       </div>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={save.error} />
     </form>
   );
 }

@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { errorMessage } from '../api-errors';
 import { readRecordingFile } from '../recording-file';
+import { useAction } from '../use-action';
 
 interface RecordingDropProps {
   /** The visible label, e.g. "Create a bot from a recording". */
@@ -20,21 +21,20 @@ interface RecordingDropProps {
  */
 export function RecordingDrop({ label, hint, children, onRecording }: RecordingDropProps) {
   const [over, setOver] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const importing = useAction();
+  const problem = importing.error === null ? null : errorMessage(importing.error);
   const inputId = `recording-${label.replace(/\W+/g, '-').toLowerCase()}`;
 
-  const accept = async (file: File | undefined) => {
+  /** Imports the file; `settled` runs once that has gone through or failed. */
+  const accept = (file: File | undefined, settled = () => {}) => {
     if (!file) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await onRecording(await readRecordingFile(file), file.name);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    importing.run(async () => {
+      try {
+        await onRecording(await readRecordingFile(file), file.name);
+      } finally {
+        settled();
+      }
+    });
   };
 
   return (
@@ -48,7 +48,7 @@ export function RecordingDrop({ label, hint, children, onRecording }: RecordingD
       onDrop={(event) => {
         event.preventDefault();
         setOver(false);
-        void accept(event.dataTransfer?.files[0]);
+        accept(event.dataTransfer?.files[0]);
       }}
     >
       <label for={inputId}>{label}</label>
@@ -58,19 +58,19 @@ export function RecordingDrop({ label, hint, children, onRecording }: RecordingD
         id={inputId}
         type="file"
         accept=".json,application/json"
-        disabled={busy}
+        disabled={importing.busy}
         onChange={(event) => {
           const input = event.currentTarget;
-          void accept(input.files?.[0]).finally(() => {
+          accept(input.files?.[0], () => {
             // Choosing the same file again must fire change again.
             input.value = '';
           });
         }}
       />
-      {busy && <p aria-live="polite">Importing…</p>}
-      {error && (
+      {importing.busy && <p aria-live="polite">Importing…</p>}
+      {problem && (
         <p class="error" role="alert">
-          {error}
+          {problem}
         </p>
       )}
     </div>

@@ -1,6 +1,6 @@
 import { restoreBotVersion } from '@botfleet/sdk';
-import { useState } from 'preact/hooks';
 import { useSession } from '../console-session';
+import { useAction } from '../use-action';
 import { ConfirmButton } from './confirm-button';
 import { ErrorAlert } from './error-alert';
 
@@ -17,8 +17,7 @@ interface RestoreVersionButtonProps {
  */
 export function RestoreVersionButton({ botId, version, onRestored }: RestoreVersionButtonProps) {
   const { client, canWrite } = useSession();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const restore = useAction();
   if (!canWrite) return null;
   return (
     <>
@@ -26,17 +25,15 @@ export function RestoreVersionButton({ botId, version, onRestored }: RestoreVers
         label={`Restore version ${version}`}
         question={`Make version ${version} current again? It becomes a new version; runs already triggered keep theirs.`}
         confirmLabel={`Yes, restore version ${version}`}
-        busy={busy}
-        onConfirm={() => {
-          setBusy(true);
-          setError(null);
-          restoreBotVersion({ client, path: { botId, version }, throwOnError: true })
-            .then(({ data }) => onRestored(data.version))
-            .catch((caught: unknown) => setError(caught))
-            .finally(() => setBusy(false));
-        }}
+        busy={restore.busy}
+        onConfirm={() =>
+          restore.run(async () => {
+            const { data } = await restoreBotVersion({ client, path: { botId, version }, throwOnError: true });
+            onRestored(data.version);
+          })
+        }
       />
-      <ErrorAlert error={error} />
+      <ErrorAlert error={restore.error} />
     </>
   );
 }

@@ -5,6 +5,7 @@ import { useSession } from '../console-session';
 import { formatInterval, formatTimeIn } from '../format';
 import { buildParams, type FieldValue, type Parameter } from '../params';
 import { TIME_ZONES } from '../time-zones';
+import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { ErrorAlert } from './error-alert';
 import { ParamFields, valuesOf } from './param-fields';
@@ -41,9 +42,7 @@ export function ScheduleEditor({ botId, parameters }: { botId: string; parameter
     [botId],
   );
   const [draft, setDraft] = useState<Draft | null>(null);
-  const [saving, setSaving] = useState(false);
-  const [saveError, setSaveError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
+  const save = useAction();
   const [paramErrors, setParamErrors] = useState<Record<string, string>>({});
 
   useEffect(() => {
@@ -51,10 +50,10 @@ export function ScheduleEditor({ botId, parameters }: { botId: string; parameter
   }, [schedule.data, draft, parameters]);
 
   const current = schedule.data;
-  const fieldErrors = fieldErrorsOf(saveError);
+  const fieldErrors = fieldErrorsOf(save.error);
   const update = (change: Partial<Draft>) => {
     setDraft((old) => (old ? { ...old, ...change } : old));
-    setSaved(false);
+    save.setDone(null);
   };
 
   return (
@@ -93,20 +92,16 @@ export function ScheduleEditor({ botId, parameters }: { botId: string; parameter
             const built = buildParams(parameters, draft.params);
             setParamErrors(built.errors);
             if (Object.keys(built.errors).length > 0) return;
-            setSaving(true);
-            setSaveError(null);
             const common = { overlap: draft.overlap, active: draft.active, params: built.params };
             const body =
               draft.kind === 'cron'
                 ? { cron: draft.cron.trim(), timezone: draft.timezone.trim() || 'UTC', ...common }
                 : { interval: Number(draft.interval), ...common };
-            setSchedule({ client, path: { botId }, body, throwOnError: true })
-              .then(() => {
-                setSaved(true);
-                schedule.reload();
-              })
-              .catch((caught: unknown) => setSaveError(caught))
-              .finally(() => setSaving(false));
+            save.run(async () => {
+              await setSchedule({ client, path: { botId }, body, throwOnError: true });
+              schedule.reload();
+              return 'Saved.';
+            });
           }}
         >
           <fieldset>
@@ -217,12 +212,12 @@ export function ScheduleEditor({ botId, parameters }: { botId: string; parameter
             Active
           </label>
           <div class="actions">
-            <button type="submit" disabled={saving}>
-              {saving ? 'Saving…' : 'Save schedule'}
+            <button type="submit" disabled={save.busy}>
+              {save.busy ? 'Saving…' : 'Save schedule'}
             </button>
-            {saved && <span role="status">Saved.</span>}
+            {save.done && <span role="status">{save.done}</span>}
           </div>
-          <ErrorAlert error={saveError} />
+          <ErrorAlert error={save.error} />
         </form>
       )}
     </section>

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { useSession } from '../console-session';
 import { collectPages } from '../list-pages';
 import { hrefOf } from '../routes';
+import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 import { ErrorAlert } from './error-alert';
 import { Link } from './link';
@@ -41,9 +42,7 @@ export function SessionEditor({
   );
   const [profileId, setProfileId] = useState(session?.profileId ?? '');
   const [persist, setPersist] = useState<Persist>(session?.persist ?? 'onSuccess');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
+  const save = useAction();
   const current = session ? profiles.data?.find((profile) => profile.id === session.profileId) : undefined;
 
   return (
@@ -69,17 +68,12 @@ export function SessionEditor({
           aria-label="Browser session"
           onSubmit={(event) => {
             event.preventDefault();
-            setBusy(true);
-            setError(null);
-            setSaved(false);
             const body = { session: profileId ? { profileId, persist } : null };
-            updateManifest({ client, path: { botId }, body, throwOnError: true })
-              .then(() => {
-                setSaved(true);
-                onSaved();
-              })
-              .catch((caught: unknown) => setError(caught))
-              .finally(() => setBusy(false));
+            save.run(async () => {
+              await updateManifest({ client, path: { botId }, body, throwOnError: true });
+              onSaved();
+              return 'Saved.';
+            });
           }}
         >
           <div class="field">
@@ -89,7 +83,7 @@ export function SessionEditor({
               value={profileId}
               onChange={(event) => {
                 setProfileId(event.currentTarget.value);
-                setSaved(false);
+                save.setDone(null);
               }}
             >
               <option value="">None (a fresh browser every run)</option>
@@ -109,7 +103,7 @@ export function SessionEditor({
               onChange={(event) => {
                 const value = event.currentTarget.value;
                 if (isPersist(value)) setPersist(value);
-                setSaved(false);
+                save.setDone(null);
               }}
             >
               {Object.entries(PERSIST_LABELS).map(([value, label]) => (
@@ -120,12 +114,12 @@ export function SessionEditor({
             </select>
           </div>
           <div class="actions">
-            <button type="submit" disabled={busy}>
-              {busy ? 'Saving…' : 'Save browser session'}
+            <button type="submit" disabled={save.busy}>
+              {save.busy ? 'Saving…' : 'Save browser session'}
             </button>
-            {saved && <span role="status">Saved.</span>}
+            {save.done && <span role="status">{save.done}</span>}
           </div>
-          <ErrorAlert error={error} />
+          <ErrorAlert error={save.error} />
         </form>
       )}
     </>

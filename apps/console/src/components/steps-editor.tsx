@@ -5,6 +5,7 @@ import { useSession } from '../console-session';
 import { draftOf, stepErrorsOf, stepOf, withAction, type StepDraft } from '../step-draft';
 import { describeStep, type CredentialNames } from '../step-line';
 import { STEP_ACTIONS } from '../step-schema';
+import { useAction } from '../use-action';
 import { ErrorAlert } from './error-alert';
 import { StepFields } from './step-fields';
 
@@ -54,8 +55,7 @@ export function StepsEditor({ botId, steps, credentials, credentialName, onSaved
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   const [dirty, setDirty] = useState(false);
   const [newAction, setNewAction] = useState(STEP_ACTIONS[0]?.action ?? '');
-  const [saving, setSaving] = useState(false);
-  const [saveError, setSaveError] = useState<unknown>(null);
+  const saving = useAction();
   /** The editor's own complaints (a number that is none, JSON that is not), by step key. */
   const [localErrors, setLocalErrors] = useState<Record<number, Record<string, string>>>({});
   const [status, setStatus] = useState('');
@@ -73,13 +73,13 @@ export function StepsEditor({ botId, steps, credentials, credentialName, onSaved
     setFocusId(null);
   }, [focusId]);
 
-  const apiErrors = fieldErrorsOf(saveError);
+  const apiErrors = fieldErrorsOf(saving.error);
   const change = (next: Item[], announce: string) => {
     setItems(next);
     setDirty(true);
     setStatus(announce);
     // The API's messages name steps by position: after a move they would point at the wrong ones.
-    setSaveError(null);
+    saving.setError(null);
   };
   const toggle = (key: number, opened: boolean) => {
     const next = new Set(open);
@@ -121,7 +121,7 @@ export function StepsEditor({ botId, steps, credentials, credentialName, onSaved
     setItems(steps.map(itemOf));
     setOpen(new Set());
     setDirty(false);
-    setSaveError(null);
+    saving.setError(null);
     setLocalErrors({});
     setStatus('Changes discarded.');
   };
@@ -132,27 +132,27 @@ export function StepsEditor({ botId, steps, credentials, credentialName, onSaved
       if (Object.keys(errors).length > 0) local[items[i]!.key] = errors;
     });
     setLocalErrors(local);
-    setSaveError(null);
+    saving.setError(null);
     if (Object.keys(local).length > 0) {
       setOpen(new Set([...open, ...Object.keys(local).map(Number)]));
       setStatus('Some fields need fixing before the steps can be saved.');
       return;
     }
-    setSaving(true);
-    replaceSteps({ client, path: { botId }, body: { steps: built.map(({ step }) => step) }, throwOnError: true })
-      .then(() => {
-        setStatus(`Saved ${built.length} ${built.length === 1 ? 'step' : 'steps'}.`);
-        onSaved();
-      })
-      .catch((caught: unknown) => {
-        setSaveError(caught);
+    saving.run(async () => {
+      const body = { steps: built.map(({ step }) => step) };
+      try {
+        await replaceSteps({ client, path: { botId }, body, throwOnError: true });
+      } catch (caught) {
         // Open every step the API found fault with, so its message shows at its field.
         const paths = Object.keys(fieldErrorsOf(caught));
         const faulty = items.filter((_, i) => paths.some((path) => path.startsWith(`steps.${i}`)));
         setOpen(new Set([...open, ...faulty.map((item) => item.key)]));
         setStatus('');
-      })
-      .finally(() => setSaving(false));
+        throw caught;
+      }
+      setStatus(`Saved ${built.length} ${built.length === 1 ? 'step' : 'steps'}.`);
+      onSaved();
+    });
   };
 
   return (
@@ -172,7 +172,8 @@ export function StepsEditor({ botId, steps, credentials, credentialName, onSaved
             const number = index + 1;
             const errors = { ...stepErrorsOf(apiErrors, index), ...localErrors[item.key] };
             const isOpen = open.has(item.key);
-            const fieldsId = `step-${item.key}-fields`;
+            // Not `-fields`: the inputs of StepFields are `step-<key>-<field name>`, and extract has a `fields`.
+            const fieldsId = `step-${item.key}-panel`;
             return (
               <li key={item.key} class={Object.keys(errors).length > 0 ? 'step-item has-error' : 'step-item'}>
                 <div class="step-head">
@@ -257,17 +258,17 @@ export function StepsEditor({ botId, steps, credentials, credentialName, onSaved
         </button>
       </div>
       <div class="actions">
-        <button type="submit" disabled={saving || !dirty}>
-          {saving ? 'Saving…' : 'Save steps'}
+        <button type="submit" disabled={saving.busy || !dirty}>
+          {saving.busy ? 'Saving…' : 'Save steps'}
         </button>
         {dirty && (
-          <button type="button" class="secondary" disabled={saving} onClick={discard}>
+          <button type="button" class="secondary" disabled={saving.busy} onClick={discard}>
             Discard changes
           </button>
         )}
         <span role="status">{status}</span>
       </div>
-      <ErrorAlert error={saveError} />
+      <ErrorAlert error={saving.error} />
     </form>
   );
 }

@@ -4,6 +4,7 @@ import { unknownParameterOf } from '../api-errors';
 import { useSession } from '../console-session';
 import { buildParams, type ExtraParam, type FieldValue, type Parameter } from '../params';
 import { hrefOf, navigate } from '../routes';
+import { useAction } from '../use-action';
 import { ErrorAlert } from './error-alert';
 import { ParamFields, valuesOf } from './param-fields';
 
@@ -17,18 +18,17 @@ export function TriggerForm({ botId, parameters }: { botId: string; parameters: 
   const [values, setValues] = useState<Record<string, FieldValue>>(() => valuesOf(parameters, {}));
   const [extras, setExtras] = useState<ExtraParam[]>([]);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const trigger = useAction();
   if (!canWrite) return null;
 
-  const unknown = unknownParameterOf(error);
+  const unknown = unknownParameterOf(trigger.error);
   const setValue = (name: string, value: FieldValue) => setValues((old) => ({ ...old, [name]: value }));
   const applySuggestion = (from: string, to: string) => {
     const row = extras.find((extra) => extra.name.trim() === from);
     setExtras((old) => old.filter((extra) => extra.name.trim() !== from));
     if (row && parameters.some((p) => p.name === to)) setValue(to, row.value);
     else if (row) setExtras((old) => [...old, { name: to, value: row.value }]);
-    setError(null);
+    trigger.setError(null);
   };
 
   return (
@@ -42,12 +42,11 @@ export function TriggerForm({ botId, parameters }: { botId: string; parameters: 
           const built = buildParams(parameters, values, extras);
           setFieldErrors(built.errors);
           if (Object.keys(built.errors).length > 0) return;
-          setBusy(true);
-          setError(null);
-          triggerExecution({ client, path: { botId }, body: { params: built.params }, throwOnError: true })
-            .then(({ data }) => navigate(hrefOf({ page: 'run', executionId: data.executionId })))
-            .catch((caught: unknown) => setError(caught))
-            .finally(() => setBusy(false));
+          trigger.run(async () => {
+            const body = { params: built.params };
+            const { data } = await triggerExecution({ client, path: { botId }, body, throwOnError: true });
+            navigate(hrefOf({ page: 'run', executionId: data.executionId }));
+          });
         }}
       >
         {parameters.length === 0 && <p>This bot takes no parameters.</p>}
@@ -120,13 +119,13 @@ export function TriggerForm({ botId, parameters }: { botId: string; parameters: 
           <button type="button" class="secondary" onClick={() => setExtras((old) => [...old, { name: '', value: '' }])}>
             Add another parameter
           </button>
-          <button type="submit" disabled={busy}>
-            {busy ? 'Starting…' : 'Run'}
+          <button type="submit" disabled={trigger.busy}>
+            {trigger.busy ? 'Starting…' : 'Run'}
           </button>
         </div>
         {/* An unknown parameter is shown beside its row; every other refusal here. */}
         {!unknown || !extras.some((extra) => extra.name.trim() === unknown.parameter) ? (
-          <ErrorAlert error={error} />
+          <ErrorAlert error={trigger.error} />
         ) : null}
       </form>
     </section>

@@ -2,6 +2,7 @@ import { testWebhook, type Manifest, type TestWebhookResponse } from '@botfleet/
 import { useRef, useState } from 'preact/hooks';
 import { useSession } from '../console-session';
 import { formatDuration, formatTime } from '../format';
+import { useAction } from '../use-action';
 import { useManifestSave, type ManifestUpdate } from '../use-manifest-save';
 import { ConfirmButton } from './confirm-button';
 import { ErrorAlert } from './error-alert';
@@ -112,9 +113,8 @@ export function WebhookForm({
   const [stored, setStored] = useState(webhook);
   const [draft, setDraft] = useState(() => draftOf(webhook));
   const [cleared, setCleared] = useState<string | null>(null);
-  const [testing, setTesting] = useState(false);
+  const test = useAction();
   const [tested, setTested] = useState<WebhookTestResult | null>(null);
-  const [testError, setTestError] = useState<unknown>(null);
   const authSelect = useRef<HTMLSelectElement>(null);
   const section = useManifestSave(botId, onSaved);
   const { field } = section;
@@ -312,19 +312,16 @@ export function WebhookForm({
           <button
             type="button"
             class="secondary"
-            disabled={testing}
+            disabled={test.busy}
             aria-describedby="webhook-test-hint"
-            onClick={() => {
-              setTesting(true);
-              setTested(null);
-              setTestError(null);
-              testWebhook({ client, path: { botId }, throwOnError: true })
-                .then(({ data }) => setTested(data))
-                .catch((caught: unknown) => setTestError(caught))
-                .finally(() => setTesting(false));
-            }}
+            onClick={() =>
+              test.run(async () => {
+                setTested(null);
+                setTested((await testWebhook({ client, path: { botId }, throwOnError: true })).data);
+              })
+            }
           >
-            {testing ? 'Sending…' : 'Send a test event'}
+            {test.busy ? 'Sending…' : 'Send a test event'}
           </button>
           <span id="webhook-test-hint" class="hint">
             A <code>webhook.test</code> event to the saved webhook, signed as saved, never retried.
@@ -336,7 +333,7 @@ export function WebhookForm({
           {describeTest(tested)}
         </p>
       )}
-      <ErrorAlert error={testError} />
+      <ErrorAlert error={test.error} />
     </>
   );
 }

@@ -15,6 +15,7 @@ import { TextField } from '../components/text-field';
 import { useSession } from '../console-session';
 import { describeTotp, formatTime } from '../format';
 import { collectPages } from '../list-pages';
+import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 
 /*
@@ -79,8 +80,7 @@ export function CredentialsPage() {
 function CredentialCard({ credential, onChanged }: { credential: Credential; onChanged(message: string): void }) {
   const { client, canWrite } = useSession();
   const [editing, setEditing] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const remove = useAction();
   const editId = `edit-${credential.id}`;
 
   return (
@@ -120,19 +120,17 @@ function CredentialCard({ credential, onChanged }: { credential: Credential; onC
             label="Delete"
             question={`Delete ${credential.name}? Steps that use it can no longer run.`}
             confirmLabel="Delete the credential"
-            busy={busy}
-            onConfirm={() => {
-              setBusy(true);
-              setError(null);
-              deleteCredential({ client, path: { credentialId: credential.id }, throwOnError: true })
-                .then(() => onChanged(`Deleted ${credential.name}.`))
-                .catch((caught: unknown) => setError(caught))
-                .finally(() => setBusy(false));
-            }}
+            busy={remove.busy}
+            onConfirm={() =>
+              remove.run(async () => {
+                await deleteCredential({ client, path: { credentialId: credential.id }, throwOnError: true });
+                onChanged(`Deleted ${credential.name}.`);
+              })
+            }
           />
         </div>
       )}
-      <ErrorAlert error={error} />
+      <ErrorAlert error={remove.error} />
       {canWrite && editing && (
         <EditCredentialForm
           id={editId}
@@ -167,9 +165,8 @@ function CreateCredentialForm({ onCreated }: { onCreated(name: string): void }) 
   const { client } = useSession();
   const empty = { name: '', username: '', password: '', totpSecret: '', otpauthUri: '' };
   const [draft, setDraft] = useState(empty);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const fieldErrors = fieldErrorsOf(error);
+  const create = useAction();
+  const fieldErrors = fieldErrorsOf(create.error);
   const update = (change: Partial<typeof empty>) => setDraft((old) => ({ ...old, ...change }));
 
   return (
@@ -182,11 +179,9 @@ function CreateCredentialForm({ onCreated }: { onCreated(name: string): void }) 
           event.preventDefault();
           const totp = totpBody(draft);
           if (totp instanceof Error) {
-            setError(totp);
+            create.setError(totp);
             return;
           }
-          setBusy(true);
-          setError(null);
           const name = draft.name.trim();
           const body = {
             name,
@@ -194,23 +189,21 @@ function CreateCredentialForm({ onCreated }: { onCreated(name: string): void }) 
             ...(draft.password ? { password: draft.password } : {}),
             ...totp,
           };
-          createCredential({ client, body, throwOnError: true })
-            .then(() => {
-              // The secrets leave the page's state as soon as the API has them.
-              setDraft(empty);
-              onCreated(name);
-            })
-            .catch((caught: unknown) => setError(caught))
-            .finally(() => setBusy(false));
+          create.run(async () => {
+            await createCredential({ client, body, throwOnError: true });
+            // The secrets leave the page's state as soon as the API has them.
+            setDraft(empty);
+            onCreated(name);
+          });
         }}
       >
         <CredentialInputs idPrefix="credential" draft={draft} fieldErrors={fieldErrors} onChange={update} />
         <div class="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Creating…' : 'Create credential'}
+          <button type="submit" disabled={create.busy}>
+            {create.busy ? 'Creating…' : 'Create credential'}
           </button>
         </div>
-        <ErrorAlert error={error} />
+        <ErrorAlert error={create.error} />
       </form>
     </section>
   );
@@ -315,9 +308,8 @@ function EditCredentialForm({ id, credential, onSaved }: { id: string; credentia
     removePassword: false,
     removeTotp: false,
   });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const fieldErrors = fieldErrorsOf(error);
+  const save = useAction();
+  const fieldErrors = fieldErrorsOf(save.error);
   const update = (change: Partial<EditDraft>) => setDraft((old) => ({ ...old, ...change }));
   const prefix = `${id}-field`;
 
@@ -331,7 +323,7 @@ function EditCredentialForm({ id, credential, onSaved }: { id: string; credentia
         event.preventDefault();
         const totp = draft.removeTotp ? { totpSecret: null } : totpBody(draft);
         if (totp instanceof Error) {
-          setError(totp);
+          save.setError(totp);
           return;
         }
         const body: CredentialPatch = { ...totp };
@@ -341,12 +333,10 @@ function EditCredentialForm({ id, credential, onSaved }: { id: string; credentia
         if (username !== credential.username) body.username = username;
         if (draft.removePassword) body.password = null;
         else if (draft.password) body.password = draft.password;
-        setBusy(true);
-        setError(null);
-        updateCredential({ client, path: { credentialId: credential.id }, body, throwOnError: true })
-          .then(() => onSaved())
-          .catch((caught: unknown) => setError(caught))
-          .finally(() => setBusy(false));
+        save.run(async () => {
+          await updateCredential({ client, path: { credentialId: credential.id }, body, throwOnError: true });
+          onSaved();
+        });
       }}
     >
       <CredentialInputs idPrefix={prefix} draft={draft} fieldErrors={fieldErrors} replacing onChange={update} />
@@ -365,11 +355,11 @@ function EditCredentialForm({ id, credential, onSaved }: { id: string; credentia
         />
       )}
       <div class="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? 'Saving…' : 'Save changes'}
+        <button type="submit" disabled={save.busy}>
+          {save.busy ? 'Saving…' : 'Save changes'}
         </button>
       </div>
-      <ErrorAlert error={error} />
+      <ErrorAlert error={save.error} />
     </form>
   );
 }

@@ -9,7 +9,6 @@ import {
   type Profile,
   type ProfileVersion,
 } from '@botfleet/sdk';
-import { useState } from 'preact/hooks';
 import { fieldErrorsOf } from '../api-errors';
 import { ConfirmButton } from '../components/confirm-button';
 import { ErrorAlert } from '../components/error-alert';
@@ -22,6 +21,7 @@ import { formatTime } from '../format';
 import { saveJsonFile } from '../json-file';
 import { hrefOf, navigate } from '../routes';
 import { readStorageStateFile } from '../storage-state-file';
+import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 
 const SOURCES: Record<ProfileVersion['source'], string> = {
@@ -40,9 +40,7 @@ export function ProfilePage({ profileId }: { profileId: string }) {
     async () => (await listProfileVersions({ client, path: { profileId }, throwOnError: true })).data.data,
     [profileId],
   );
-  const [busy, setBusy] = useState(false);
-  const [actionError, setActionError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
 
   if (profile.error) return <ErrorAlert error={profile.error} />;
   if (!profile.data) return <p aria-live="polite">Loading the profile…</p>;
@@ -50,15 +48,6 @@ export function ProfilePage({ profileId }: { profileId: string }) {
   const reload = () => {
     profile.reload();
     versions.reload();
-  };
-  const act = (action: () => Promise<string | null>) => {
-    setBusy(true);
-    setActionError(null);
-    setDone(null);
-    action()
-      .then((message) => setDone(message))
-      .catch((caught: unknown) => setActionError(caught))
-      .finally(() => setBusy(false));
   };
 
   return (
@@ -94,9 +83,9 @@ export function ProfilePage({ profileId }: { profileId: string }) {
             label="Reset"
             question="Empty this profile? Runs then start logged out."
             confirmLabel="Reset the profile"
-            busy={busy}
+            busy={action.busy}
             onConfirm={() =>
-              act(async () => {
+              action.run(async () => {
                 await resetProfile({ client, path: { profileId }, throwOnError: true });
                 reload();
                 return 'The profile is empty.';
@@ -107,19 +96,18 @@ export function ProfilePage({ profileId }: { profileId: string }) {
             label="Delete"
             question="Delete this profile and every saved version?"
             confirmLabel="Delete the profile"
-            busy={busy}
+            busy={action.busy}
             onConfirm={() =>
-              act(async () => {
+              action.run(async () => {
                 await deleteProfile({ client, path: { profileId }, throwOnError: true });
                 navigate(hrefOf({ page: 'profiles' }));
-                return null;
               })
             }
           />
-          {done && <span role="status">{done}</span>}
+          {action.done && <span role="status">{action.done}</span>}
         </div>
       )}
-      <ErrorAlert error={actionError} />
+      <ErrorAlert error={action.error} />
       <div class="sections">
         <section aria-labelledby="origins-heading">
           <h2 id="origins-heading">Sites</h2>
@@ -195,21 +183,9 @@ interface StateSectionProps {
  */
 function StateSection({ profileId, name, isAdmin, onImported }: StateSectionProps) {
   const { client } = useSession();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const transfer = useAction();
   // A refused import names each bad field of the file (never its value).
-  const problems = fieldErrorsOf(error);
-
-  const run = (action: () => Promise<string>) => {
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    action()
-      .then((message) => setDone(message))
-      .catch((caught: unknown) => setError(caught))
-      .finally(() => setBusy(false));
-  };
+  const problems = fieldErrorsOf(transfer.error);
 
   return (
     <section aria-labelledby="state-heading">
@@ -232,14 +208,14 @@ function StateSection({ profileId, name, isAdmin, onImported }: StateSectionProp
               type="file"
               accept=".json,application/json"
               aria-describedby="state-import-hint"
-              disabled={busy}
+              disabled={transfer.busy}
               onChange={(event) => {
                 const input = event.currentTarget;
                 const file = input.files?.[0];
                 // Choosing the same file again must fire change again.
                 input.value = '';
                 if (!file) return;
-                run(async () => {
+                transfer.run(async () => {
                   const state = await readStorageStateFile(file);
                   const { data } = await importProfileState({
                     client,
@@ -257,9 +233,9 @@ function StateSection({ profileId, name, isAdmin, onImported }: StateSectionProp
             <button
               type="button"
               class="secondary"
-              disabled={busy}
+              disabled={transfer.busy}
               onClick={() =>
-                run(async () => {
+                transfer.run(async () => {
                   const { data } = await exportProfileState({ client, path: { profileId }, throwOnError: true });
                   const fileName = `${name.replace(/[^\w.-]+/g, '-') || 'profile'}.storage-state.json`;
                   saveJsonFile(fileName, data);
@@ -270,9 +246,9 @@ function StateSection({ profileId, name, isAdmin, onImported }: StateSectionProp
               Export the state
             </button>
           </div>
-          {busy && <p aria-live="polite">Working…</p>}
-          {done && <p role="status">{done}</p>}
-          <ErrorAlert error={error} />
+          {transfer.busy && <p aria-live="polite">Working…</p>}
+          {transfer.done && <p role="status">{transfer.done}</p>}
+          <ErrorAlert error={transfer.error} />
           {Object.keys(problems).length > 0 && (
             <ul class="plain" aria-label="What the API refused in the file">
               {Object.entries(problems).map(([path, message]) => (

@@ -16,6 +16,7 @@ import { formatDuration, formatTime } from '../format';
 import { applyRunEvent, NO_RUN, type LiveRun } from '../live-run';
 import { hrefOf, navigate } from '../routes';
 import { isDelivering, isInFlight, loadRunResults } from '../run-details';
+import { useAction } from '../use-action';
 import { useEventStream } from '../use-event-stream';
 import { useLoad } from '../use-load';
 
@@ -50,21 +51,13 @@ export function RunPage({ executionId }: { executionId: string }) {
     [executionId, phase],
     { pollMs: DELIVERY_POLL_MS, keepPolling: (loaded) => phase === 'ended' && isDelivering(loaded) },
   );
-  const [actionError, setActionError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
 
   const { execution, steps, logs } = run;
   if (!execution) {
     return stream.error ? <ErrorAlert error={stream.error} /> : <p aria-live="polite">Loading the run…</p>;
   }
   const { deliveries = [], artifacts = [], extract = null, failure = null } = results.data ?? {};
-  const act = (action: () => Promise<void>) => {
-    setBusy(true);
-    setActionError(null);
-    action()
-      .catch((caught: unknown) => setActionError(caught))
-      .finally(() => setBusy(false));
-  };
 
   return (
     <>
@@ -128,9 +121,9 @@ export function RunPage({ executionId }: { executionId: string }) {
             <button
               type="button"
               class="danger"
-              disabled={busy}
+              disabled={action.busy}
               onClick={() =>
-                act(async () => {
+                action.run(async () => {
                   // The stream brings the cancelled status.
                   await cancelExecution({ client, path: { executionId }, throwOnError: true });
                 })
@@ -141,9 +134,9 @@ export function RunPage({ executionId }: { executionId: string }) {
           ) : (
             <button
               type="button"
-              disabled={busy}
+              disabled={action.busy}
               onClick={() =>
-                act(async () => {
+                action.run(async () => {
                   // Same params as this run: the API copies them when none are given.
                   const { data } = await rerunExecution({
                     client,
@@ -160,7 +153,7 @@ export function RunPage({ executionId }: { executionId: string }) {
           )}
         </div>
       )}
-      <ErrorAlert error={actionError} />
+      <ErrorAlert error={action.error} />
       <ErrorAlert error={results.error} />
       <div class="sections">
         <section aria-labelledby="params-heading">

@@ -1,4 +1,6 @@
 import { useState } from 'preact/hooks';
+import { errorMessage } from '../api-errors';
+import { useAction } from '../use-action';
 
 interface SignInPageProps {
   /** Checks the key with the API; rejects with what to tell the user. */
@@ -8,8 +10,9 @@ interface SignInPageProps {
 
 export function SignInPage({ onSignIn, notice }: SignInPageProps) {
   const [key, setKey] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const signIn = useAction();
+  // onSignIn rejects with the sentence to show.
+  const problem = signIn.error === null ? null : errorMessage(signIn.error);
   return (
     <main id="main" class="sign-in">
       <h1>botfleet console</h1>
@@ -17,11 +20,7 @@ export function SignInPage({ onSignIn, notice }: SignInPageProps) {
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          setBusy(true);
-          setError(null);
-          onSignIn(key.trim())
-            .catch((caught: unknown) => setError(caught instanceof Error ? caught.message : String(caught)))
-            .finally(() => setBusy(false));
+          signIn.run(() => onSignIn(key.trim()));
         }}
       >
         <label for="api-key">API key</label>
@@ -40,12 +39,12 @@ export function SignInPage({ onSignIn, notice }: SignInPageProps) {
           Kept in this tab only (sessionStorage) and sent to this server only. A read key shows everything and changes
           nothing.
         </p>
-        <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+        <button type="submit" disabled={signIn.busy}>
+          {signIn.busy ? 'Signing in…' : 'Sign in'}
         </button>
-        {error && (
+        {problem && (
           <p class="error" role="alert">
-            {error}
+            {problem}
           </p>
         )}
       </form>
