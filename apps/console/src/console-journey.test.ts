@@ -113,7 +113,10 @@ it('creates an action bot with parameters, a webhook and steps, schedules it, ru
     await webhook.getByRole('status').getByText('Saved.').waitFor();
     await page.getByTestId('manifest-webhook-secret-state').getByText('Set.', { exact: false }).waitFor();
     await page.getByRole('button', { name: 'Send a test event' }).click();
-    await page.getByTestId('webhook-test-result').getByText(/^Delivered: HTTP 200 after \d+ ms\.$/).waitFor();
+    await page
+      .getByTestId('webhook-test-result')
+      .getByText(/^Delivered: HTTP 200 after \d+ ms\.$/)
+      .waitFor();
     const testEvent = f.receiver.requests.at(-1)!;
     expect(testEvent.url).toBe('/orders-placed');
     expect(testEvent.headers['x-botfleet-event']).toBe('webhook.test');
@@ -143,10 +146,11 @@ it('creates an action bot with parameters, a webhook and steps, schedules it, ru
     // A single value waits for its element: the order placed, on the page the click opened.
     const confirmation = await addStep('extract', 5);
     await confirmation.getByLabel('name', { exact: true }).fill('confirmation');
-    await confirmation.getByLabel('Selector', { exact: true }).fill('#confirmation');
+    // An extract reads one plain selector (no alternatives): a text field of that name.
+    await confirmation.getByLabel('selector', { exact: true }).fill('#confirmation');
     const lines = await addStep('extract', 6);
     await lines.getByLabel('name', { exact: true }).fill('lines');
-    await lines.getByLabel('Selector', { exact: true }).fill('.line');
+    await lines.getByLabel('selector', { exact: true }).fill('.line');
     await lines.getByLabel('multiple', { exact: true }).selectOption('true');
     await lines
       .getByLabel('fields', { exact: true })
