@@ -57,7 +57,7 @@ it('creates a bot from scratch, shows refused fields at their field, edits, paus
     await create.getByLabel('Description').fill('Watches the price of item 42');
     await create.getByLabel('Kind').selectOption('action');
     await checkA11y('new bot form');
-    await snap(page, 'new-bot');
+    await snap(page, 'new-bot', page.locator('section[aria-labelledby="new-bot-heading"]'));
 
     // The API refuses the URL and the long tag: each message under its own input, which it describes.
     await create.getByLabel('Name').fill(HTML_NAME);
@@ -140,7 +140,7 @@ it('creates a bot from scratch, shows refused fields at their field, edits, paus
     await expect(settings.getByLabel('Description').inputValue()).resolves.toBe('');
     await settings.getByLabel('Description').fill('Watches EU prices <script>window.__injected=2</script>');
     await checkA11y('bot settings form');
-    await snap(page, 'bot-settings');
+    await snap(page, 'bot-settings', page.locator('section[aria-labelledby="bot-settings-heading"]'));
     await settings.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Watches EU prices <script>window.__injected=2</script>').waitFor();
     expect((await api('get', `/bots/${botId}`)).body.description).toBe(

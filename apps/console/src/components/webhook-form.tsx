@@ -185,8 +185,11 @@ export function WebhookForm({
                         : draft.events.filter((other) => other !== name),
                     })
                   }
-                />{' '}
-                {EVENT_LABELS[name]} (<code>{name}</code>)
+                />
+                {/* One flex item: the label is a flex row, which would set the code apart. */}
+                <span>
+                  {EVENT_LABELS[name]} (<code>{name}</code>)
+                </span>
               </label>
             </div>
           ))}

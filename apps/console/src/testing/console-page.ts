@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { guardPage, seriousAxeViolations, type PageGuard } from './page-guard';
 
 /** A browser context on the console with its guard, as each scenario of the console's tests opens it. */
@@ -42,9 +42,13 @@ export async function signIn(page: Page, baseUrl: string, key: string): Promise<
 const SCREENSHOTS =
   process.env.CONSOLE_SCREENSHOTS === '1' ? join(__dirname, '..', '..', '..', '..', 'docs', 'screenshots') : null;
 
-/** A full-page screenshot of the console as `console-<name>.png`, when CONSOLE_SCREENSHOTS=1 asks for them. */
-export async function snap(page: Page, name: string): Promise<void> {
+/**
+ * A screenshot of the console as `console-<name>.png`, when CONSOLE_SCREENSHOTS=1 asks for them:
+ * the whole page, or only `part` of it (an editor on a long page).
+ */
+export async function snap(page: Page, name: string, part?: Locator): Promise<void> {
   if (!SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+  const path = join(SCREENSHOTS, `console-${name}.png`);
+  await (part ? part.screenshot({ path }) : page.screenshot({ path, fullPage: true }));
 }
