@@ -25,43 +25,6 @@ describe('createBrowserHost', () => {
     expect(a.isConnected()).toBe(true);
   });
 
-  it('prepares the next run’s context for the same options only, and never one with a storage state', async () => {
-    const options = { acceptDownloads: false, locale: 'en-GB' };
-    const first = await fixture.host.acquire();
-    const { browser } = first;
-    const firstContext = await first.newContext(options);
-    const others = () => browser.contexts().filter((context) => context !== firstContext);
-    await waitUntil(() => others().length === 1, { timeoutMs: 10_000, message: 'the next context to be prepared' });
-    const [prepared] = others();
-
-    // The next run with the same options gets it, never used: no page was ever open in it.
-    const second = await fixture.host.acquire();
-    expect(prepared!.pages()).toEqual([]);
-    expect(await second.newContext(options)).toBe(prepared);
-    await waitUntil(() => others().length === 2, { timeoutMs: 10_000, message: 'the next context to be prepared' });
-    const preparedAgain = others().find((context) => context !== prepared)!;
-
-    // Other options: a context of its own; the one prepared for other options goes.
-    const third = await fixture.host.acquire();
-    const otherContext = await third.newContext({ ...options, locale: 'de-DE' });
-    expect(otherContext).not.toBe(preparedAgain);
-    await waitUntil(() => !browser.contexts().includes(preparedAgain), {
-      timeoutMs: 10_000,
-      message: 'the unused context to close',
-    });
-
-    // A profile's state is the run's own: such a context is made for it and none is prepared.
-    const fourth = await fixture.host.acquire();
-    const withState = { ...options, storageState: { cookies: [], origins: [] } };
-    const before = new Set(browser.contexts());
-    const stateContext = await fourth.newContext(withState);
-    expect(before.has(stateContext)).toBe(false);
-    expect(await fourth.newContext(withState)).not.toBe(stateContext);
-
-    for (const context of browser.contexts()) await context.close();
-    for (const lease of [first, second, third, fourth]) lease.release();
-  });
-
   it('relaunches after the browser was closed', async () => {
     const first = await fixture.host.getBrowser();
     await first.close();

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { registerSelectorEngines } from './child-frame-engine';
 import { readChromiumRssBytes } from './chromium-rss';
 import { silentLogger, type RunnerLogger } from './logger';
@@ -60,20 +60,7 @@ export interface BrowserLease {
    * directories inside it (downloads.ts); it is deleted when the host closes.
    */
   readonly downloadsDir: string;
-  /**
-   * A fresh context for the run. When the previous run's context had the same options, the host
-   * prepared this one while that run went on (no page has ever been open in it, so it holds no
-   * state); either way it prepares the next run's in the background. Contexts with a proxy, a
-   * storage state or a HAR recording are never prepared: they are made on demand.
-   */
-  newContext(options: BrowserContextOptions): Promise<BrowserContext>;
   release(): void;
-  /**
-   * Releases once `teardown` settles: the run's context closing after its outcome was returned.
-   * Until then the run still holds the browser (a recycled one waits for it), and the host's
-   * close() waits for it, so no context outlives the host.
-   */
-  releaseAfter(teardown: Promise<unknown>): void;
 }
 
 /** How often the memory of the browser is read at most: /proc walks are cheap, not free. */
@@ -88,11 +75,7 @@ export interface BrowserHost {
    * recycling never cuts a run short.
    */
   acquire(): Promise<BrowserLease>;
-  /**
-   * Waits for the runs' deferred teardowns (releaseAfter; each bounded by its own timeouts, and
-   * all of them by CLOSE_TIMEOUT_MS), then closes the browser and waits for its processes to
-   * exit. Later getBrowser calls reject.
-   */
+  /** Closes the browser and waits for its processes to exit. Later getBrowser calls reject. */
   close(): Promise<void>;
 }
 
@@ -116,41 +99,6 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
   const usage = new Map<Browser, { served: number; active: number }>();
   const retired = new Set<Browser>();
   let rssCheckedAt = 0;
-  // Runs' contexts still closing after their outcomes were returned (releaseAfter).
-  const teardowns = new Set<Promise<void>>();
-  // The next run's context, made with the options of the last run that could use one.
-  let spare: { browser: Browser; key: string; context: Promise<BrowserContext | null> } | null = null;
-
-  /** Takes the spare made for `key` on `of`, if any; a spare for other options or a browser is closed. */
-  async function takeSpare(of: Browser, key: string): Promise<BrowserContext | null> {
-    const taken = spare;
-    spare = null;
-    if (!taken) return null;
-    if (taken.browser === of && taken.key === key) return taken.context;
-    void taken.context.then((context) => context?.close().catch(() => undefined));
-    return null;
-  }
-
-  function prepareSpare(of: Browser, key: string, options: BrowserContextOptions): void {
-    if (closed || spare || !of.isConnected()) return;
-    const prepared = { browser: of, key, context: of.newContext(options).catch(() => null) };
-    spare = prepared;
-    // Closed from outside (the browser closing, say): never handed to a run.
-    void prepared.context.then((context) =>
-      context?.once('close', () => {
-        if (spare === prepared) spare = null;
-      }),
-    );
-  }
-
-  async function newRunContext(of: Browser, options: BrowserContextOptions): Promise<BrowserContext> {
-    const key = options.proxy || options.storageState || options.recordHar ? null : JSON.stringify(options);
-    if (key === null) return of.newContext(options);
-    const prepared = await takeSpare(of, key);
-    const context = prepared && of.isConnected() ? prepared : await of.newContext(options);
-    prepareSpare(of, key, options);
-    return context;
-  }
   // Made with the first launch (mkdtemp: mode 0700, a name no other process can predict).
   let downloadsDir: string | null = null;
 
@@ -254,42 +202,21 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       use.served++;
       use.active++;
       let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        use.active--;
-        closeIfIdle(leased);
-      };
       return {
         browser: leased,
         // Set by the launch getBrowser just awaited.
         downloadsDir: downloadsDir!,
-        newContext: (contextOptions) => newRunContext(leased, contextOptions),
-        release,
-        releaseAfter(teardown) {
-          const tracked: Promise<void> = teardown
-            .then(
-              () => undefined,
-              (error: unknown) => logger.warn({ err: error }, 'A run’s context teardown failed'),
-            )
-            .finally(() => {
-              teardowns.delete(tracked);
-              release();
-            });
-          teardowns.add(tracked);
+        release() {
+          if (released) return;
+          released = true;
+          use.active--;
+          closeIfIdle(leased);
         },
       };
     },
 
     async close() {
       closed = true;
-      if (!(await settlesWithin(Promise.all(teardowns), CLOSE_TIMEOUT_MS)))
-        logger.warn({}, `Runs' contexts still closing after ${CLOSE_TIMEOUT_MS} ms; the browser closes them`);
-      // A prepared context closes with its browser below; waiting for it keeps its creation from
-      // racing the close.
-      const unused = spare;
-      spare = null;
-      await unused?.context;
       // Runs still holding a recycled browser are over by now (the worker drains first).
       await Promise.all(
         [...retired].map((old) =>

@@ -62,32 +62,3 @@ it('reads the memory of this process’s Chromium from /proc', async () => {
   expect(await readChromiumRssBytes()).toBeGreaterThan(10 * 1024 * 1024);
   lease.release();
 });
-
-it('closes a recycled browser, and the host, only after the contexts still closing behind their runs', async () => {
-  const { host } = newHost({ recycleAfterRuns: 1 });
-  const closed: string[] = [];
-  /** A run whose outcome is out and whose context closes when `finish` is called. */
-  async function runClosingLater(name: string) {
-    const lease = await host.acquire();
-    lease.browser.once('disconnected', () => closed.push(`${name}'s browser`));
-    const context = await lease.browser.newContext();
-    let finish!: () => void;
-    const finishing = new Promise<void>((resolve) => (finish = resolve));
-    lease.releaseAfter(finishing.then(() => context.close()).then(() => void closed.push(`${name}'s context`)));
-    return { lease, finish };
-  }
-
-  const first = await runClosingLater('first');
-  // One run served: the next run gets a new browser; the old one waits for the first's context.
-  const second = await runClosingLater('second');
-  expect(second.lease.browser).not.toBe(first.lease.browser);
-  expect(first.lease.browser.isConnected()).toBe(true);
-  first.finish();
-  await waitUntil(() => !first.lease.browser.isConnected(), { timeoutMs: 10_000, message: 'the old browser to close' });
-
-  const hostClosed = host.close().then(() => void closed.push('host'));
-  expect(second.lease.browser.isConnected()).toBe(true);
-  second.finish();
-  await hostClosed;
-  expect(closed).toEqual(["first's context", "first's browser", "second's context", "second's browser", 'host']);
-});

@@ -33,11 +33,6 @@ export interface RunEvidence {
    */
   finishTrace(context: BrowserContext, end: EvidenceEnd): Promise<void>;
   /**
-   * Whether finishing a run that ended so stores and logs nothing (no HAR; a trace discarded, or
-   * none): then the run's outcome need not wait for its context to close.
-   */
-  keepsNothing(end: EvidenceEnd): boolean;
-  /**
    * After the context closed (Playwright writes the HAR on close): keeps the HAR, redacted, as a
    * `har` artifact; then deletes the run's evidence directory, whatever happened.
    */
@@ -85,10 +80,6 @@ export async function prepareRunEvidence(options: {
       } catch (error) {
         session.log('warn', 'runner', `The trace could not be started: ${briefErrorMessage(error)}`);
       }
-    },
-    keepsNothing(end) {
-      if (end === null) return true;
-      return !harPath && !(tracing && (traceMode === 'always' || !end.completed));
     },
     async finishTrace(context, end) {
       if (!tracing || end === null) return;

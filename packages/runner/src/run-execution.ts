@@ -93,8 +93,7 @@ class NavigationFailed extends Error {}
  * its outcome. Bot failures (a step, the page) come back as `failed` and the deadline as
  * `timed_out`, both with a screenshot; an aborted run comes back `cancelled`; a browser that
  * crashes or disconnects throws InfrastructureError for the worker to retry. The context is
- * always closed: before the outcome when its teardown stores something, else just after
- * (BrowserLease.releaseAfter).
+ * always closed.
  */
 export async function runExecution(options: RunExecutionOptions): Promise<RunOutcome> {
   const { browserHost, targetUrl, capabilities, session } = options;
@@ -149,7 +148,7 @@ export async function runExecution(options: RunExecutionOptions): Promise<RunOut
     // The HAR is a context option: its path must exist before the context does.
     evidence = await prepareRunEvidence({ capabilities, parentDir: lease.downloadsDir, session, secrets });
     if (evidence?.harPath) contextOptions.recordHar = harRecordingOptions(evidence.harPath);
-    context = await lease.newContext(contextOptions);
+    context = await browser.newContext(contextOptions);
   } catch (error) {
     await evidence?.finish(null);
     lease.release();
@@ -277,28 +276,15 @@ export async function runExecution(options: RunExecutionOptions): Promise<RunOut
     const keepEnd = options.browserState?.keepEnd;
     if (keepEnd && kept) await readEndState(context, session, keepEnd);
     const evidenceEnd: EvidenceEnd = kept ? { completed } : null;
-    const teardown = async () => {
-      await evidence?.finishTrace(context, evidenceEnd);
-      // Downloads still being kept finish (briefly) before the context closes; then the run's
-      // download directory goes.
-      await downloads?.close();
-      await closeContext(context);
-      // Playwright writes the HAR as the context closes.
-      await evidence?.finish(evidenceEnd);
-    };
-    // A run that stores something from its teardown (kept downloads, a kept trace or HAR) returns
-    // its outcome once that is stored. Any other run returns at once and its context closes
-    // behind it (each step bounded: CONTEXT_CLOSE_TIMEOUT_MS, the trace's and downloads' own
-    // timeouts), so the worker records the outcome and takes its next run meanwhile; what the
-    // closing context would still log is not recorded. Only once the context is closed may a
-    // browser due for recycling close, and the host's close() waits for it: this run is out of
-    // the browser only then.
-    const storesFromTeardown =
-      capabilities.downloads === true || (evidence !== null && !evidence.keepsNothing(evidenceEnd));
-    if (storesFromTeardown) {
-      await teardown();
-      lease.release();
-    } else lease.releaseAfter(teardown());
+    await evidence?.finishTrace(context, evidenceEnd);
+    // Downloads still being kept finish (briefly) before the context closes; then the run's
+    // download directory goes.
+    await downloads?.close();
+    await closeContext(context);
+    // Playwright writes the HAR as the context closes.
+    await evidence?.finish(evidenceEnd);
+    // Only now may a browser due for recycling close: this run is out of it.
+    lease.release();
   }
 }
 

@@ -5,9 +5,7 @@ import { createMemorySession, useBrowserFixture } from './testing';
 /*
  * Runs share the browser process and nothing else: a run of one organization leaves cookies,
  * storage, IndexedDB, caches, a granted permission and a service worker on an origin, and the
- * next run (another organization) on the same origin, in the same browser, finds none of them:
- * it runs in the context the host prepared while the first run went on (same options), started
- * while the first run's context may still be closing behind its outcome.
+ * next run (another organization) on the same origin, in the same browser, finds none of them.
  */
 
 let cachedHits = 0;
