@@ -1,7 +1,15 @@
 import { waitUntil } from '@botfleet/testkit';
 import type { Locator, Page } from 'playwright-core';
 import request from 'supertest';
-import { bookSearchRecording, openConsole, signIn, snap, startConsoleFixture, type ConsoleFixture } from './testing';
+import {
+  bookSearchRecording,
+  openConsole,
+  recordApiWrites,
+  signIn,
+  snap,
+  startConsoleFixture,
+  type ConsoleFixture,
+} from './testing';
 
 /*
  * A bot's own settings in Chromium against a running botfleet: creating one from scratch or from
@@ -259,12 +267,7 @@ it('shows a read key the settings with no control, sends no write, at 360 px', a
   const botId = await f.api.newBot(f.org, { name: HTML_NAME, tags: ['prices'], description: 'Read only' });
   expect((await api('patch', `/bots/${botId}`).send({ status: 'paused' })).status).toBe(200);
   const { context, page, guard, checkA11y } = await openConsole(f.browser, { width: 360, height: 740 });
-  const writes: string[] = [];
-  page.on('request', (sent) => {
-    if (sent.method() !== 'GET' && new URL(sent.url()).pathname.startsWith('/api/')) {
-      writes.push(`${sent.method()} ${sent.url()}`);
-    }
-  });
+  const writes = recordApiWrites(page);
   try {
     await signIn(page, f.baseUrl, f.org.keys.read);
     await page.getByTestId('bots-list').getByRole('link', { name: HTML_NAME }).waitFor();

@@ -2,7 +2,15 @@ import { startReceiver, waitUntil, type ReceivedRequest, type TestReceiver } fro
 import { createHmac } from 'node:crypto';
 import type { Locator, Page } from 'playwright-core';
 import request from 'supertest';
-import { openConsole, signIn, snap, startConsoleFixture, type ConsoleFixture } from './testing';
+import {
+  expectNoSecretShown,
+  recordApiWrites,
+  openConsole,
+  signIn,
+  snap,
+  startConsoleFixture,
+  type ConsoleFixture,
+} from './testing';
 
 /*
  * The manifest editors of a bot's page in Chromium against a running botfleet: each section is
@@ -35,16 +43,7 @@ const api = (method: 'get' | 'put', path: string, permission: 'read' | 'write' =
 const manifestOf = async (botId: string) => (await api('get', `/bots/${botId}/manifest`)).body;
 const versionOf = async (botId: string): Promise<number> => (await api('get', `/bots/${botId}`)).body.version;
 
-/** The page's whole HTML, input values included (an input's value is not in its markup). */
-async function pageText(page: Page): Promise<string> {
-  const values = await page.locator('input').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
-  return `${await page.content()}\n${values.join('\n')}`;
-}
-
-async function expectNoSecret(page: Page): Promise<void> {
-  const text = await pageText(page);
-  for (const secret of SECRETS) expect({ secret, shown: text.includes(secret) }).toEqual({ secret, shown: false });
-}
+const expectNoSecret = (page: Page) => expectNoSecretShown(page, SECRETS);
 
 /** What describes the field to assistive technology, once it is marked invalid: its error. */
 async function errorAt(field: Locator): Promise<string> {
@@ -60,16 +59,6 @@ async function errorAt(field: Locator): Promise<string> {
       .map((described) => described?.textContent ?? '')
       .join(' | '),
   );
-}
-
-/** Every write (any method but GET) the page sends to the API. */
-function recordWrites(page: Page): string[] {
-  const writes: string[] = [];
-  page.on('request', (sent) => {
-    const url = new URL(sent.url());
-    if (sent.method() !== 'GET' && url.pathname.startsWith('/api/v1/')) writes.push(`${sent.method()} ${url.pathname}`);
-  });
-  return writes;
 }
 
 /** The Standard Webhooks signature of a delivery, as keyed with this secret's UTF-8 bytes. */
@@ -105,7 +94,7 @@ async function openBot(page: Page, botId: string, name: string): Promise<void> {
 it('edits every capability, reads them back, and shows what the API refuses at its field', async () => {
   const botId = await f.api.newBot(f.org, { name: 'Capable bot' });
   const { context, page, guard, checkA11y } = await openConsole(f.browser, { width: 1280, height: 800 });
-  const writes = recordWrites(page);
+  const writes = recordApiWrites(page);
   try {
     await signIn(page, f.baseUrl, f.org.keys.write);
     await openBot(page, botId, 'Capable bot');
@@ -456,7 +445,7 @@ it('fits the editors on 360 px, and shows a read key the manifest with no contro
   const asReader = await openConsole(f.browser, narrow);
   try {
     const { page, guard, checkA11y } = asReader;
-    const writes = recordWrites(page);
+    const writes = recordApiWrites(page);
     await signIn(page, f.baseUrl, f.org.keys.read);
     await openBot(page, botId, 'Shared bot');
     const manifest = page.getByRole('region', { name: 'Manifest' });

@@ -3,7 +3,7 @@ import { createTestExecution } from '@botfleet/db/testing';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import request from 'supertest';
-import { openConsole, signIn, snap, startConsoleFixture, type ConsoleFixture } from './testing';
+import { expectNoSecretShown, openConsole, signIn, snap, startConsoleFixture, type ConsoleFixture } from './testing';
 
 /*
  * The console's profiles and credentials in Chromium against a running botfleet: what a person
@@ -55,16 +55,7 @@ const STORAGE_STATE = {
 const api = (method: 'get' | 'put', path: string, permission: 'read' | 'write' | 'admin' = 'write') =>
   request(f.api.app)[method](`/api/v1${path}`).set(f.org.auth(permission));
 
-/** The page's whole HTML, input values included (an input's value is not in its markup). */
-async function pageText(page: Page): Promise<string> {
-  const values = await page.locator('input').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
-  return `${await page.content()}\n${values.join('\n')}`;
-}
-
-async function expectNoSecret(page: Page): Promise<void> {
-  const text = await pageText(page);
-  for (const secret of SECRETS) expect({ secret, shown: text.includes(secret) }).toEqual({ secret, shown: false });
-}
+const expectNoSecret = (page: Page) => expectNoSecretShown(page, SECRETS);
 
 let credentialId: string;
 let profileId: string;

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import request from 'supertest';
-import { openConsole, signIn, snap, startConsoleFixture, type ConsoleFixture } from './testing';
+import { recordApiWrites, openConsole, signIn, snap, startConsoleFixture, type ConsoleFixture } from './testing';
 
 /*
  * The steps editor in Chromium against a running botfleet: each change a write key makes (add,
@@ -126,12 +126,7 @@ it('adds, edits, moves by keyboard and deletes steps, binds a credential, and sh
 
 it('shows a read key the steps with no control to change them, and sends no write, at 360 px', async () => {
   const { context, page, guard, checkA11y } = await openConsole(f.browser, { width: 360, height: 740 });
-  const writes: string[] = [];
-  page.on('request', (sent) => {
-    if (sent.method() !== 'GET' && new URL(sent.url()).pathname.startsWith('/api/')) {
-      writes.push(`${sent.method()} ${sent.url()}`);
-    }
-  });
+  const writes = recordApiWrites(page);
   try {
     await signIn(page, f.baseUrl, f.org.keys.read);
     await page.goto(`${f.baseUrl}/console/bots/${botId}`);

@@ -52,3 +52,26 @@ export async function snap(page: Page, name: string, part?: Locator): Promise<vo
   const path = join(SCREENSHOTS, `console-${name}.png`);
   await (part ? part.screenshot({ path }) : page.screenshot({ path, fullPage: true }));
 }
+
+/** Every write (any method but GET) the page sends to the API, as `METHOD /api/...`. */
+export function recordApiWrites(page: Page): string[] {
+  const writes: string[] = [];
+  page.on('request', (sent) => {
+    const url = new URL(sent.url());
+    if (sent.method() !== 'GET' && url.pathname.startsWith('/api/')) writes.push(`${sent.method()} ${url.pathname}`);
+  });
+  return writes;
+}
+
+/** The page's whole HTML, input values included (an input's value is not in its markup). */
+async function pageText(page: Page): Promise<string> {
+  const values = await page.locator('input').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+  return `${await page.content()}\n${values.join('\n')}`;
+}
+
+/** Fails, naming the secret, when any of `secrets` is anywhere on the page or in its inputs. */
+export async function expectNoSecretShown(page: Page, secrets: readonly string[]): Promise<void> {
+  const text = await pageText(page);
+  const shown = secrets.filter((secret) => text.includes(secret));
+  if (shown.length > 0) throw new Error(`secrets shown on the page: ${shown.map((s) => JSON.stringify(s)).join(', ')}`);
+}
