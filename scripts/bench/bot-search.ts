@@ -20,6 +20,7 @@ import {
 import { seedBots } from '@botfleet/db/testing';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { benchApiSettings } from './config';
 import { distribution, round1, round3, type Distribution } from './stats';
 
 /** The listings timed, as query strings of GET /bots (the seed's shape: packages/db/src/testing/bot-seed.ts). */
@@ -230,15 +231,7 @@ async function main(): Promise<void> {
     logger: createLogger({ level: 'silent' }),
     secretBox: createSecretBox(randomBytes(32)),
     port: 0,
-    settings: {
-      bodyLimitBytes: 1024 * 1024,
-      requestTimeoutMs: 30_000,
-      publicBaseUrl: 'http://127.0.0.1',
-      minScheduleIntervalSeconds: 60,
-      screenshotUrlTtlSeconds: 3600,
-      urlSigningKey: randomBytes(32),
-      rateLimitPerMinute: 0,
-    },
+    settings: benchApiSettings(),
   });
   try {
     const result = await measureBotSearch({

@@ -1,3 +1,5 @@
+import type { ApiSettings } from '@botfleet/api';
+import { randomBytes } from 'node:crypto';
 /** Everything the bench reads from its environment (documented in scripts/bench.mjs). */
 export interface BenchConfig {
   databaseUrl: string;
@@ -77,5 +79,19 @@ export function loadBenchConfig(argv: readonly string[] = process.argv.slice(2))
     listLargeRows: pick(1_000_000, 100_000),
     rssLowRuns: pick(100, 20),
     rssHighRuns: pick(1_000, 200),
+  };
+}
+
+/** The API's settings wherever the bench starts one in-process: capacity is measured, so no per-key rate limit. */
+export function benchApiSettings(): ApiSettings {
+  return {
+    bodyLimitBytes: 1024 * 1024,
+    requestTimeoutMs: 30_000,
+    publicBaseUrl: 'http://127.0.0.1',
+    minScheduleIntervalSeconds: 60,
+    screenshotUrlTtlSeconds: 3600,
+    urlSigningKey: randomBytes(32),
+    // Capacity is measured, not the per-key limit (which would answer 429 within a second).
+    rateLimitPerMinute: 0,
   };
 }

@@ -22,7 +22,7 @@ import { runApiLimit, startBareApiServer } from './api-limit';
 import { runApiProcesses } from './api-processes';
 import { runBareLoop, type BareLoopResult } from './bare-loop';
 import { createCompletionTracker } from './completion-tracker';
-import { loadBenchConfig } from './config';
+import { benchApiSettings, loadBenchConfig } from './config';
 import { runE2e, type E2eResult } from './e2e-run';
 import { runRounds } from './rounds';
 import { runRunnerLoop, type RunnerLoopResult } from './runner-loop';
@@ -97,16 +97,7 @@ async function main(): Promise<void> {
       ...common,
       secretBox,
       port: 0,
-      settings: {
-        bodyLimitBytes: 1024 * 1024,
-        requestTimeoutMs: 30_000,
-        publicBaseUrl: 'http://127.0.0.1',
-        minScheduleIntervalSeconds: 60,
-        screenshotUrlTtlSeconds: 3600,
-        urlSigningKey: randomBytes(32),
-        // Capacity is measured, not the per-key limit (which would answer 429 within a second).
-        rateLimitPerMinute: 0,
-      },
+      settings: benchApiSettings(),
     });
     cleanup.add('api', () => api.stop());
     const worker = await startWorker({
