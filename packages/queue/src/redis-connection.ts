@@ -1,5 +1,11 @@
 import { settlesWithin, type RedisSettings } from '@botfleet/core';
-import IORedis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
+import IORedis, {
+  Cluster,
+  SentinelConnector,
+  type ClusterOptions,
+  type RedisOptions,
+  type SentinelConnectionOptions,
+} from 'ioredis';
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 
@@ -44,6 +50,7 @@ export function createRedisConnection(settings: RedisSettings, kind: RedisConnec
         // Hears +switch-master from the sentinels, so a failover moves the connection at once
         // rather than when the old master's socket finally fails.
         failoverDetector: true,
+        Connector: FailoverSafeSentinelConnector,
         reconnectOnError: reconnectOnReadOnly,
       });
     case 'cluster': {
@@ -75,6 +82,37 @@ function credentialsOf(settings: RedisSettings): Pick<RedisOptions, 'username' |
     ...(settings.username !== undefined ? { username: settings.username } : {}),
     ...(settings.password !== undefined ? { password: settings.password } : {}),
   };
+}
+
+/**
+ * ioredis's sentinel connector, less one race that leaves a connection dead for good.
+ *
+ * ioredis keeps a connection's failover detector (its subscriptions to +switch-master) until the
+ * next connection to a master succeeds. When the master dies, the connection reconnects, and each
+ * attempt first asks a sentinel for the master; if the old detector hears +switch-master while
+ * that question is in flight, it disconnects the connector, the attempt then throws "Connection
+ * is closed.", and ioredis takes that for a deliberate close: status `end`, never reconnecting
+ * (every command after it fails). CI saw the API's producer connection stay so after a failover.
+ * Here each connection attempt first drops the previous connection's detector: an attempt asks
+ * the sentinels anyway, so it needs no signal to find the new master, and the attempt that
+ * reaches a master subscribes afresh. BullMQ's duplicates of a connection copy its options, so
+ * they use this connector too. (`redis-sentinel.test.ts` holds a sentinel's answer until after
+ * the failover to force the race.)
+ */
+export class FailoverSafeSentinelConnector extends SentinelConnector {
+  // ioredis builds a custom connector from its options, typed `unknown` there.
+  constructor(options: unknown) {
+    super(options as SentinelConnectionOptions);
+  }
+
+  override connect(...args: Parameters<SentinelConnector['connect']>): ReturnType<SentinelConnector['connect']> {
+    // The detector is private in ioredis's types; ioredis is pinned by the lock file and the
+    // test above fails if this field stops being the detector.
+    const self = this as unknown as { failoverDetector: { cleanup(): void } | null };
+    self.failoverDetector?.cleanup();
+    self.failoverDetector = null;
+    return super.connect(...args);
+  }
 }
 
 /**

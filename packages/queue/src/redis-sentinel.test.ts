@@ -1,9 +1,15 @@
 import { parseEnv, redisSettingsFromUrl, type RedisSettings } from '@botfleet/core';
 import { startRedisSentinel, uniqueQueuePrefix, waitUntil, type RedisSentinelTopology } from '@botfleet/testkit';
+import { SentinelConnector, type SentinelConnectionOptions } from 'ioredis';
 import type IORedis from 'ioredis';
 import { executionRun } from './jobs';
 import { createQueues } from './queues';
-import { closeRedis, createRedisConnection, type RedisConnection } from './redis-connection';
+import {
+  closeRedis,
+  createRedisConnection,
+  FailoverSafeSentinelConnector,
+  type RedisConnection,
+} from './redis-connection';
 import { queueSlotReady } from './redis-ready';
 
 /*
@@ -94,3 +100,74 @@ it('reaches the master through the sentinels, is unready while it is gone, and f
   expect(waiting.map((job) => job.id).sort()).toEqual(['exe_after_failover', 'exe_before_failover']);
   await queues.close();
 }, 120_000);
+
+describe('a failover announced while a reconnecting connection asks a sentinel for the master', () => {
+  // A topology of its own: the file's has already failed over once and has no replica left.
+  let own: RedisSentinelTopology;
+  beforeAll(async () => {
+    own = await startRedisSentinel();
+  }, 120_000);
+  afterAll(async () => {
+    await own?.stop();
+  }, 60_000);
+
+  /** The parts of ioredis's sentinel connector this test steers (private in ioredis's types). */
+  interface ConnectorInternals {
+    connecting: boolean;
+    resolve(endpoint: unknown): Promise<unknown>;
+  }
+  /** ioredis's own connector, as a custom connector (its constructor takes what ioredis passes). */
+  class StockSentinelConnector extends SentinelConnector {
+    constructor(options: unknown) {
+      super(options as SentinelConnectionOptions);
+    }
+  }
+  const connectorOf = (connection: RedisConnection): ConnectorInternals =>
+    (connection as unknown as { connector: ConnectorInternals }).connector;
+
+  it('reaches the promoted master, where ioredis’s own connector ends the connection for good', async () => {
+    const ours = connect(
+      parseEnv({ REDIS_SENTINELS: own.sentinelsSetting, REDIS_SENTINEL_MASTER: own.masterName }).redis,
+      'producer',
+    ) as IORedis;
+    // The same connection with ioredis's connector: the control that shows the race is forced.
+    const stock = ours.duplicate({ Connector: StockSentinelConnector });
+    stock.on('error', () => undefined);
+    connections.push(stock);
+    expect(connectorOf(ours)).toBeInstanceOf(FailoverSafeSentinelConnector);
+    await waitUntil(() => ours.status === 'ready' && stock.status === 'ready');
+    const master = await own.currentMaster();
+
+    // From here every question to a sentinel is answered only once the failover is done and the
+    // stock connection's detector has heard +switch-master: the announcement lands while the
+    // reconnect's question is in flight, every time.
+    const announced = waitUntil(() => !connectorOf(stock).connecting, {
+      timeoutMs: 60_000,
+      message: "the stock connection's failover detector never heard +switch-master",
+    });
+    for (const connection of [ours, stock]) {
+      const connector = connectorOf(connection);
+      const resolve = connector.resolve.bind(connector);
+      connector.resolve = async (endpoint) => {
+        await announced;
+        return resolve(endpoint);
+      };
+    }
+    await own.killMaster();
+    const promoted = await own.waitForFailover(master);
+    await announced;
+
+    await waitUntil(() => ours.status === 'ready' || ours.status === 'end', {
+      timeoutMs: 60_000,
+      message: 'the connection never settled after the failover',
+    });
+    expect(ours.status).toBe('ready');
+    expect(((await ours.role()) as [string])[0]).toBe('master');
+    expect(await ours.config('GET', 'port')).toEqual(['port', String(promoted.port)]);
+    // ioredis alone took the interrupted question for a deliberate close: ended, never to return.
+    await waitUntil(() => stock.status === 'end', {
+      timeoutMs: 30_000,
+      message: `stock connection is ${stock.status}`,
+    });
+  }, 180_000);
+});
