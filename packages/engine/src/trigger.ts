@@ -1,6 +1,7 @@
 import { AppError, notFound } from '@botfleet/core';
 import {
   createExecution,
+  createExecutionAsJudged,
   createExecutionOnce,
   createExecutions,
   findBotForTrigger,
@@ -12,7 +13,7 @@ import {
   type Execution,
 } from '@botfleet/db';
 import { enqueueExecutionRuns } from '@botfleet/queue';
-import { enqueueAfterCommit, notifyBestEffort, publishRunChanges, statusNotice } from './after-commit';
+import { enqueueAfterCommit, statusNotice } from './after-commit';
 import { assertBotActive, assertPendingCapacity, exceedsPendingCap, type PendingCapExceeded } from './caps';
 import type { EngineDeps } from './engine-deps';
 import { assertTriggerParams } from './trigger-params';
@@ -20,8 +21,9 @@ import { assertTriggerParams } from './trigger-params';
 /*
  * Triggers: the caps are checked and the params judged before anything is written; then the
  * `pending` row (a batch: all rows in one INSERT) is written, and only then is `execution.run`
- * enqueued. The row comes first: if Redis refuses the job, the worker's sweeper finds the pending
- * row and enqueues it later, so an accepted trigger is never lost.
+ * enqueued, with the new runs' live notices in the same call to Redis. The row comes first: if
+ * Redis refuses the job, the worker's sweeper finds the pending row and enqueues it later, so an
+ * accepted trigger is never lost.
  */
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
@@ -36,43 +38,95 @@ export interface TriggerInput {
   idempotencyKey?: string;
 }
 
+/**
+ * How often a trigger reads its bot again when each write finds it changed since the last read:
+ * a write is only turned down by a change committed between a read and the write, so this is
+ * reached only by a bot edited without pause while triggered.
+ */
+const MAX_BOT_READS = 3;
+
+/**
+ * Judges a trigger on its bot and writes its runs, on the bot as its route's loader found it,
+ * which may be this process's memo of it (recentBotForTrigger, possibly stale). `write` writes
+ * only while the bot is still active at the version judged (the *AsJudged inserts); a refusal,
+ * and a write so turned down, are judged again on the bot as the database holds it now. So every
+ * answer is the one the bot as it is now gives: no refusal from a stale memo, and no run of a
+ * definition its params were not judged against.
+ */
+async function writeOnCurrentBot<T>(
+  deps: EngineDeps,
+  organizationId: string,
+  loaded: BotForTrigger,
+  judge: (bot: BotForTrigger) => void,
+  write: (bot: BotForTrigger) => Promise<T | null>,
+): Promise<T> {
+  let bot = loaded;
+  for (let reads = 0; reads < MAX_BOT_READS; reads++) {
+    let refusal: unknown = null;
+    try {
+      judge(bot);
+    } catch (err) {
+      refusal = err;
+    }
+    if (refusal === null) {
+      const written = await write(bot);
+      if (written !== null) return written;
+    } else if (reads > 0 || !(refusal instanceof AppError)) {
+      throw refusal;
+    }
+    const current = await findBotForTrigger(deps.db, organizationId, bot.id);
+    if (!current) throw notFound('Bot');
+    bot = current;
+  }
+  throw new AppError('conflict', 'The bot changed while the trigger was being written; send it again');
+}
+
 /** One run of the bot; with an Idempotency-Key seen within 24 h, the first run instead (`created` false). */
 export async function triggerExecution(
   deps: EngineDeps,
   input: TriggerInput & { rerunOf?: string },
 ): Promise<{ execution: Execution; created: boolean }> {
   const { db } = deps;
-  const { bot } = input;
-  assertBotActive(bot);
-  assertTriggerParams(bot, input.params);
-  await assertPendingCapacity(db, deps.settings, {
-    organizationId: input.organizationId,
-    adding: 1,
-    organizationMax: input.organizationMaxPending,
-  });
-
-  const newExecution = {
-    botId: bot.id,
-    organizationId: input.organizationId,
-    trigger: input.rerunOf ? ('rerun' as const) : ('api' as const),
-    params: input.params,
-    ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
-  };
-  const idempotencyKey = input.idempotencyKey;
-  const { execution, created } = !idempotencyKey
-    ? { execution: await createExecution(db, newExecution), created: true }
-    : await createExecutionOnce(db, { ...newExecution, idempotencyKey }, new Date(Date.now() - IDEMPOTENCY_WINDOW_MS));
-  if (!created && execution.botId !== bot.id)
+  const { execution, created } = await writeOnCurrentBot(
+    deps,
+    input.organizationId,
+    input.bot,
+    (bot) => {
+      assertBotActive(bot);
+      assertTriggerParams(bot, input.params);
+    },
+    async (bot) => {
+      await assertPendingCapacity(db, deps.settings, {
+        organizationId: input.organizationId,
+        adding: 1,
+        organizationMax: input.organizationMaxPending,
+      });
+      const newExecution = {
+        botId: bot.id,
+        botVersion: bot.version,
+        organizationId: input.organizationId,
+        trigger: input.rerunOf ? ('rerun' as const) : ('api' as const),
+        params: input.params,
+        ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
+      };
+      const idempotencyKey = input.idempotencyKey;
+      if (idempotencyKey)
+        return createExecutionOnce(
+          db,
+          { ...newExecution, idempotencyKey },
+          new Date(Date.now() - IDEMPOTENCY_WINDOW_MS),
+        );
+      const written = await createExecutionAsJudged(db, newExecution);
+      return written && { execution: written, created: true };
+    },
+  );
+  if (!created && execution.botId !== input.bot.id)
     throw new AppError('conflict', 'This Idempotency-Key was already used to trigger another bot');
 
-  if (created) {
+  if (created)
     await enqueueAfterCommit(deps.logger, { executionId: execution.id }, () =>
-      enqueueExecutionRuns(deps.queues, input.organizationId, [execution.id]),
+      enqueueExecutionRuns(deps.queues, input.organizationId, [execution.id], [statusNotice(execution)]),
     );
-    await notifyBestEffort(deps.logger, { executionId: execution.id }, [
-      publishRunChanges(deps, [statusNotice(execution)]),
-    ]);
-  }
   return { execution, created };
 }
 
@@ -119,31 +173,45 @@ interface ParamProblem {
  */
 export async function triggerExecutionBatch(deps: EngineDeps, input: BatchInput): Promise<string[]> {
   const { bot } = input;
-  assertBotActive(bot);
   const params = input.runs.map((run) => run.params ?? {});
-  const problems = params.flatMap((p, i) => paramProblems(bot, p).map((q) => ({ ...q, path: `runs.${i}.${q.path}` })));
-  if (problems.length > 0) {
-    const first = problems[0]!;
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-    throw new AppError('validation_error', `${first.path} ${first.message}${more}; no run was created`, problems);
-  }
-
-  await assertPendingCapacity(deps.db, deps.settings, {
-    organizationId: input.organizationId,
-    adding: params.length,
-    organizationMax: input.organizationMaxPending,
-  });
-  const ids = await createExecutions(deps.db, { botId: bot.id, organizationId: input.organizationId, params });
-  await enqueueAfterCommit(deps.logger, { botId: bot.id, runs: ids.length }, () =>
-    enqueueExecutionRuns(deps.queues, input.organizationId, ids),
+  const ids = await writeOnCurrentBot(
+    deps,
+    input.organizationId,
+    bot,
+    (current) => {
+      assertBotActive(current);
+      const problems = params.flatMap((p, i) =>
+        paramProblems(current, p).map((q) => ({ ...q, path: `runs.${i}.${q.path}` })),
+      );
+      if (problems.length > 0) {
+        const first = problems[0]!;
+        const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+        throw new AppError('validation_error', `${first.path} ${first.message}${more}; no run was created`, problems);
+      }
+    },
+    async (current) => {
+      await assertPendingCapacity(deps.db, deps.settings, {
+        organizationId: input.organizationId,
+        adding: params.length,
+        organizationMax: input.organizationMaxPending,
+      });
+      return createExecutions(deps.db, {
+        botId: current.id,
+        botVersion: current.version,
+        organizationId: input.organizationId,
+        params,
+      });
+    },
   );
   const created = { organizationId: input.organizationId, botId: bot.id, status: 'pending', attempt: 0 } as const;
-  await notifyBestEffort(deps.logger, { botId: bot.id, runs: ids.length }, [
-    publishRunChanges(
-      deps,
+  await enqueueAfterCommit(deps.logger, { botId: bot.id, runs: ids.length }, () =>
+    enqueueExecutionRuns(
+      deps.queues,
+      input.organizationId,
+      ids,
       ids.map((id) => statusNotice({ id, ...created })),
     ),
-  ]);
+  );
   return ids;
 }
 
@@ -220,13 +288,15 @@ export async function triggerScheduledExecution(deps: EngineDeps, slot: Schedule
     }
   }
   const { id, status } = execution;
+  // A fired slot's row is new, so pending: its notice goes out with its enqueue.
   if (status === 'pending')
     await enqueueAfterCommit(deps.logger, { executionId: id, botId: slot.botId }, () =>
-      enqueueExecutionRuns(deps.queues, slot.organizationId, [id]),
+      enqueueExecutionRuns(
+        deps.queues,
+        slot.organizationId,
+        [id],
+        outcome === 'fired' ? [statusNotice(execution)] : [],
+      ),
     );
-  if (outcome === 'fired')
-    await notifyBestEffort(deps.logger, { executionId: id, botId: slot.botId }, [
-      publishRunChanges(deps, [statusNotice(execution)]),
-    ]);
   return { outcome, execution };
 }

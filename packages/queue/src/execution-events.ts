@@ -36,9 +36,14 @@ export async function publishExecutionNotices(
   prefix: string,
   notices: Omit<ExecutionNotice, 'at'>[],
 ): Promise<void> {
-  const at = Date.now();
   const channel = executionEventsChannel(prefix);
-  await Promise.all(notices.map((notice) => redis.publish(channel, JSON.stringify({ ...notice, at }))));
+  await Promise.all(noticeMessages(notices).map((message) => redis.publish(channel, message)));
+}
+
+/** The messages of notices as the channel carries them, stamped now (after the commit they tell of). */
+export function noticeMessages(notices: Omit<ExecutionNotice, 'at'>[]): string[] {
+  const at = Date.now();
+  return notices.map((notice) => JSON.stringify({ ...notice, at }));
 }
 
 /** A message heard on the channel, or null for one that is not a notice (never trusted blindly). */

@@ -1,5 +1,6 @@
 import { redisSettingsFromUrl } from '@botfleet/core';
 import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
+import { executionEventsChannel, parseExecutionNotice, type ExecutionNotice } from './execution-events';
 import { advanceStartClock, assignStartTags, enqueueExecutionRuns } from './fair-share';
 import { executionRun } from './jobs';
 import { createQueues, type Queues } from './queues';
@@ -52,4 +53,36 @@ it('starts again from 1 once nothing waits', async () => {
   await advanceStartClock(queues, 2);
   await queues.get(executionRun.queue).obliterate({ force: true });
   expect(await assignStartTags(queues, 'org_a', 1)).toEqual([1]);
+});
+
+it("publishes the new runs' live notices with the same call, each as the channel's subscribers read it", async () => {
+  const subscriber = createRedisConnection(redisSettingsFromUrl(testRedisUrl()), 'subscriber');
+  try {
+    const heard: Array<ExecutionNotice | null> = [];
+    subscriber.on('message', (_channel: string, message: string) => heard.push(parseExecutionNotice(message)));
+    await subscriber.subscribe(executionEventsChannel(queues.prefix));
+    const notice = (executionId: string): Omit<ExecutionNotice, 'at'> => ({
+      executionId,
+      organizationId: 'org_a',
+      botId: 'bot_a',
+      status: 'pending',
+      attempt: 0,
+      changed: ['status'],
+    });
+    const before = Date.now();
+    await enqueueExecutionRuns(queues, 'org_a', ['exe_n1', 'exe_n2'], [notice('exe_n1'), notice('exe_n2')]);
+    // Published inside the script, before it returned: the subscriber reads them next.
+    await subscriber.ping();
+    expect(heard).toEqual([
+      { ...notice('exe_n1'), at: expect.any(Number) },
+      { ...notice('exe_n2'), at: expect.any(Number) },
+    ]);
+    expect(heard[0]!.at).toBeGreaterThanOrEqual(before);
+    expect((await queues.get(executionRun.queue).getJobs(['prioritized'])).map((job) => job.id).sort()).toEqual([
+      'exe_n1',
+      'exe_n2',
+    ]);
+  } finally {
+    await closeRedis(subscriber);
+  }
 });

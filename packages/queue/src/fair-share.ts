@@ -1,6 +1,7 @@
 import { withTimeout } from '@botfleet/core';
 import { PRIORITY_LIMIT } from 'bullmq';
 import { bullmqWaitingKeys } from './bullmq-keys';
+import { executionEventsChannel, noticeMessages, type ExecutionNotice } from './execution-events';
 import { executionRun } from './jobs/execution-run';
 import { luaScript } from './lua-script';
 import type { Queues } from './queues';
@@ -25,7 +26,9 @@ const ENQUEUE_TIMEOUT_MS = 3_000;
 
 /**
  * Hands out `n` consecutive tags for an organization; returns the first. KEYS[3..5] are BullMQ's
- * prioritized (zset), delayed (zset) and wait (list) keys, as bullmq-keys.ts names them.
+ * prioritized (zset), delayed (zset) and wait (list) keys, as bullmq-keys.ts names them. ARGV[5..]
+ * are the new runs' live notices, published on channel ARGV[4] by the same call: on the trigger
+ * path that saves a round trip to Redis (PUBLISH names no key, so Cluster allows it here too).
  */
 const ASSIGN_TAGS = luaScript(`
 local clock = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -38,6 +41,7 @@ local start = math.max(last, clock)
 local limit = tonumber(ARGV[3])
 local first = math.min(start + 1, limit)
 redis.call('HSET', KEYS[2], ARGV[1], math.min(start + tonumber(ARGV[2]), limit))
+for i = 5, #ARGV do redis.call('PUBLISH', ARGV[4], ARGV[i]) end
 return first`);
 
 /** Moves the clock forward to a tag a worker just took (never back). */
@@ -52,14 +56,22 @@ function fairKeys(queues: Queues) {
   return { clock: `${base}:clock`, last: `${base}:last`, ...bullmqWaitingKeys(queues.get(executionRun.queue)) };
 }
 
-/** The priority (start tag) of each of `count` new runs of the organization, in order. */
-export async function assignStartTags(queues: Queues, organizationId: string, count: number): Promise<number[]> {
+/**
+ * The priority (start tag) of each of `count` new runs of the organization, in order; `notices`
+ * (the runs' live notices, docs/live-runs.md) are published by the same call.
+ */
+export async function assignStartTags(
+  queues: Queues,
+  organizationId: string,
+  count: number,
+  notices: Omit<ExecutionNotice, 'at'>[] = [],
+): Promise<number[]> {
   const keys = fairKeys(queues);
   const first = Number(
     await ASSIGN_TAGS.run(
       queues.connection,
       [keys.clock, keys.last, keys.prioritized, keys.delayed, keys.wait],
-      [organizationId, count, PRIORITY_LIMIT],
+      [organizationId, count, PRIORITY_LIMIT, executionEventsChannel(queues.prefix), ...noticeMessages(notices)],
     ),
   );
   return Array.from({ length: count }, (_, i) => Math.min(first + i, PRIORITY_LIMIT));
@@ -75,16 +87,19 @@ export async function advanceStartClock(queues: Queues, tag: number | undefined)
 /**
  * Enqueues the `execution.run` jobs of an organization's new (or recovered) pending runs, in
  * order, each with its fair start tag as priority: one script call and one `addBulk`. The job id
- * is still the execution id, so enqueueing a run whose job exists is a no-op.
+ * is still the execution id, so enqueueing a run whose job exists is a no-op. `notices` (new
+ * runs' live notices) go out with the script call; like any notice they are best effort, and
+ * are lost with it when Redis refuses the enqueue (the sweeper then enqueues from the row).
  */
 export async function enqueueExecutionRuns(
   queues: Queues,
   organizationId: string,
   executionIds: string[],
+  notices: Omit<ExecutionNotice, 'at'>[] = [],
 ): Promise<void> {
   if (executionIds.length === 0) return;
   const tags = await withTimeout(
-    assignStartTags(queues, organizationId, executionIds.length),
+    assignStartTags(queues, organizationId, executionIds.length, notices),
     ENQUEUE_TIMEOUT_MS,
     `Redis did not hand out start tags within ${ENQUEUE_TIMEOUT_MS} ms`,
   );

@@ -130,6 +130,86 @@ describe('POST /api/v1/bots/:botId/executions', () => {
   });
 });
 
+describe('a trigger on a bot changed since this process last read it', () => {
+  // The API keeps the bots its triggers read (recentBotForTrigger) and nothing in this process
+  // invalidates them, so a change made through this same API is, to that memo, a change made by
+  // another API process: each case warms the memo with a trigger, changes the bot, and checks
+  // the answer is the one the bot as it is now gives.
+  const patchBot = (botId: string, body: object) =>
+    request(h.app).patch(`/api/v1/bots/${botId}`).set(org.auth('write')).send(body);
+  const putParameters = (botId: string, parameters: object[]) =>
+    request(h.app).put(`/api/v1/bots/${botId}/manifest`).set(org.auth('write')).send({ parameters });
+  const batch = (botId: string, runs: object[]) =>
+    request(h.app).post(`/api/v1/bots/${botId}/executions/batch`).set(org.auth('write')).send({ runs });
+  const botVersionOf = async (executionId: string) =>
+    (await h.db.execution.findUniqueOrThrow({ where: { id: executionId } })).botVersion;
+
+  it('refuses a bot paused since (409, nothing written) and runs it once resumed', async () => {
+    const botId = await actionBot();
+    expect((await trigger(botId, { params: { query: 'x' } })).status).toBe(202);
+    expect((await patchBot(botId, { status: 'paused' })).status).toBe(200);
+    const refused = await trigger(botId, { params: { query: 'x' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('conflict');
+    expect((await batch(botId, [{ params: { query: 'x' } }])).status).toBe(409);
+    expect((await listExecutions(h.db, botId, { limit: 100 })).items).toHaveLength(1);
+
+    // The memo now holds the paused bot: a refusal from it is checked on the bot as it is now.
+    expect((await patchBot(botId, { status: 'active' })).status).toBe(200);
+    expect((await trigger(botId, { params: { query: 'x' } })).status).toBe(202);
+    expect((await batch(botId, [{ params: { query: 'x' } }, { params: { query: 'y' } }])).status).toBe(202);
+    expect((await listExecutions(h.db, botId, { limit: 100 })).items).toHaveLength(4);
+  });
+
+  it('judges params by the parameters as they are now, and runs the version it judged them on', async () => {
+    const botId = await actionBot([{ name: 'query', type: 'string', required: true }]);
+    const first = await trigger(botId, { params: { query: 'x' } });
+    expect(first.status).toBe(202);
+    expect((await putParameters(botId, [{ name: 'city', type: 'string', required: true }])).status).toBe(200);
+
+    const old = await trigger(botId, { params: { query: 'x' } });
+    expect(old.status).toBe(400);
+    expect(old.body.error.code).toBe('unknown_parameter');
+    const now = await trigger(botId, { params: { city: 'Oslo' } });
+    expect(now.status).toBe(202);
+    expect(await botVersionOf(now.body.executionId)).toBe((await botVersionOf(first.body.executionId)) + 1);
+
+    // Accepted by the memo's parameters but not by the bot's: written on the new version, or refused.
+    expect(
+      (
+        await putParameters(botId, [
+          { name: 'city', type: 'string' },
+          { name: 'query', type: 'string' },
+        ])
+      ).status,
+    ).toBe(200);
+    const both = await trigger(botId, { params: { query: 'x' } });
+    expect(both.status).toBe(202);
+    expect(await botVersionOf(both.body.executionId)).toBe((await botVersionOf(now.body.executionId)) + 1);
+    const batched = await batch(botId, [{ params: { city: 'Rome' } }]);
+    expect(batched.status).toBe(202);
+    expect(await botVersionOf(batched.body.data[0].executionId)).toBe(await botVersionOf(both.body.executionId));
+  });
+
+  it('answers 404 for a bot deleted since, and never serves another organization from the memo', async () => {
+    const botId = await actionBot();
+    expect((await trigger(botId, { params: { query: 'x' } })).status).toBe(202);
+    const other = await h.newOrg();
+    const foreign = await request(h.app)
+      .post(`/api/v1/bots/${botId}/executions`)
+      .set(other.auth('write'))
+      .send({ params: { query: 'x' } });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('not_found');
+
+    expect((await request(h.app).delete(`/api/v1/bots/${botId}`).set(org.auth('write'))).status).toBe(204);
+    const gone = await trigger(botId, { params: { query: 'x' } });
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('not_found');
+    expect((await batch(botId, [{ params: { query: 'x' } }])).status).toBe(404);
+  });
+});
+
 describe('cancel and lookups', () => {
   it('cancels a pending execution once, then answers 409', async () => {
     const botId = await actionBot();

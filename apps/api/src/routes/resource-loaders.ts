@@ -3,6 +3,7 @@ import {
   findBot,
   findBotListing,
   findBotForTrigger,
+  recentBotForTrigger,
   findCredential,
   findDeliveryOfOrganization,
   findExecution,
@@ -49,8 +50,17 @@ export const botListingOfCaller = loaderOf<BotPath, BotListing>('Bot', ({ db, au
   findBotListing(db, auth.organizationId, params.botId),
 );
 
-/** The bot of `:botId` as a trigger needs it (status and declared parameters), in one query. */
+/**
+ * The bot of `:botId` as a trigger needs it (status, version and declared parameters), possibly
+ * from this process's memo: only for routes whose writes the engine guards by the bot's version
+ * (triggerExecution, triggerExecutionBatch), which judge again on the bot as it is now.
+ */
 export const botToTrigger = loaderOf<BotPath, BotForTrigger>('Bot', ({ db, auth, params }) =>
+  recentBotForTrigger(db, auth.organizationId, params.botId),
+);
+
+/** The same as the database holds it now, for a route that keeps what it judges (a schedule's params). */
+export const botToSchedule = loaderOf<BotPath, BotForTrigger>('Bot', ({ db, auth, params }) =>
   findBotForTrigger(db, auth.organizationId, params.botId),
 );
 

@@ -5,7 +5,7 @@ import { defineRoute, type Route } from '../http/route';
 import { toScheduleView } from '../views/schedule.view';
 import { BotParams } from './path-params';
 import { createPutScheduleSchema, ScheduleSchema } from './schedule.contract';
-import { botOfCaller, botToTrigger } from './resource-loaders';
+import { botOfCaller, botToSchedule } from './resource-loaders';
 
 const SCHEDULE_DESCRIPTION =
   'The schedule: `interval` in seconds or a `cron` read in `timezone` (both null and `active: false` when never ' +
@@ -43,7 +43,7 @@ export function scheduleRoutes(deps: ApiDeps): Route[] {
         permission: 'write',
         params: BotParams,
         body: PutBody,
-        load: { bot: botToTrigger },
+        load: { bot: botToSchedule },
         responses: { 200: { description: SCHEDULE_DESCRIPTION, schema: ScheduleSchema } },
       },
       async ({ bot, body }) => {

@@ -52,7 +52,7 @@ describe('Bot.lastRunAt follows every INSERT into "Execution"', () => {
 
   it('is set once by a batch, to its runs’ time', async () => {
     const bot = await createTestBot(db, organizationId);
-    await createExecutions(db, { botId: bot.id, organizationId, params: [{}, {}, {}] });
+    await createExecutions(db, { botId: bot.id, botVersion: bot.version, organizationId, params: [{}, {}, {}] });
     expect(await lastRunAt(bot.id)).toEqual(await newestCreatedAt(bot.id));
   });
 

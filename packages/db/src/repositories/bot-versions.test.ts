@@ -147,7 +147,7 @@ describe('recordBotVersion through every write path', () => {
       params: {},
       rerunOf: early.id,
     });
-    const [batched] = await createExecutions(db, { botId: bot.id, organizationId, params: [{}] });
+    const [batched] = (await createExecutions(db, { botId: bot.id, botVersion: 2, organizationId, params: [{}] }))!;
     expect(early.botVersion).toBe(1);
     expect(late.botVersion).toBe(2);
     expect((await db.execution.findUniqueOrThrow({ where: { id: batched! } })).botVersion).toBe(2);

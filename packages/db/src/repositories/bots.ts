@@ -85,6 +85,8 @@ export async function deleteBotsOfOrganization(db: Db, organizationId: string): 
 export interface BotForTrigger {
   id: string;
   status: 'active' | 'paused';
+  /** Bot.version when read: the definition the parameters and steps below belong to. */
+  version: number;
   parameters: ParameterDefinition[];
   /**
    * The recorded steps that use `{{...}}` placeholders, as stored: a trigger's params may make
@@ -97,7 +99,7 @@ export interface BotForTrigger {
 const ParameterDefinitions = z.array(ParameterDefinitionSchema);
 
 const BOT_FOR_TRIGGER = preparedStatement(
-  `SELECT b.id, b.status::text AS status, m.parameters,
+  `SELECT b.id, b.status::text AS status, b.version, m.parameters,
           COALESCE((SELECT json_agg(s.definition ORDER BY s.index) FROM "RecordedStep" s
                      WHERE s."botId" = b.id AND s.definition::text LIKE '%{{%'), '[]'::json) AS "templatedSteps"
      FROM "Bot" b LEFT JOIN "Manifest" m ON m."botId" = b.id
@@ -105,22 +107,65 @@ const BOT_FOR_TRIGGER = preparedStatement(
 );
 
 /**
- * What a trigger needs to know about a bot of this organization: its status and declared
- * parameters, in one round trip (the trigger is the API's hottest write path).
+ * What a trigger needs to know about a bot of this organization, as the database holds it now:
+ * its status, version and declared parameters, in one round trip. Each read also refreshes this
+ * process's memo of the bot (recentBotForTrigger).
  */
 export async function findBotForTrigger(db: Db, organizationId: string, botId: string): Promise<BotForTrigger | null> {
   const rows = await queryPrepared<{
     id: string;
     status: 'active' | 'paused';
+    version: number;
     parameters: unknown;
     templatedSteps: unknown;
   }>(db, BOT_FOR_TRIGGER, [botId, organizationId]);
   const row = rows[0];
-  if (!row) return null;
-  return {
-    id: row.id,
-    status: row.status,
-    parameters: ParameterDefinitions.parse(row.parameters ?? []),
-    templatedSteps: Array.isArray(row.templatedSteps) ? row.templatedSteps : [],
-  };
+  const bot: BotForTrigger | null = row
+    ? {
+        id: row.id,
+        status: row.status,
+        version: row.version,
+        parameters: ParameterDefinitions.parse(row.parameters ?? []),
+        templatedSteps: Array.isArray(row.templatedSteps) ? row.templatedSteps : [],
+      }
+    : null;
+  rememberBotForTrigger(db, organizationId, botId, bot);
+  return bot;
+}
+
+/*
+ * The trigger is the API's hottest write, and reading its bot was one of its two round trips to
+ * PostgreSQL. Each process keeps the bots its triggers read last (bounded, oldest dropped first),
+ * keyed by organization and id, so another organization's id is never answered from it. Nothing
+ * invalidates an entry (another process may pause or edit the bot at any time): an entry is only
+ * good enough to let a trigger through to a write that checks it. The run's INSERT takes the bot
+ * only while it is still active at the version read (createExecution's `botVersion`), and the
+ * engine judges every refusal, and every write so turned down, again on findBotForTrigger
+ * (packages/engine trigger.ts). So a stale entry costs a round trip, never a wrong answer.
+ */
+const RECENT_BOTS_PER_PROCESS = 1_000;
+const recentBots = new WeakMap<Db, Map<string, BotForTrigger>>();
+
+const recentBotKey = (organizationId: string, botId: string) => `${organizationId}/${botId}`;
+
+function rememberBotForTrigger(db: Db, organizationId: string, botId: string, bot: BotForTrigger | null): void {
+  let recent = recentBots.get(db);
+  if (!recent) recentBots.set(db, (recent = new Map()));
+  const key = recentBotKey(organizationId, botId);
+  recent.delete(key);
+  if (!bot) return;
+  if (recent.size >= RECENT_BOTS_PER_PROCESS) recent.delete(recent.keys().next().value!);
+  recent.set(key, bot);
+}
+
+/**
+ * The bot as this process's triggers last read it, else as the database holds it now. May be
+ * stale: only for a trigger whose write is guarded by the bot's version (see above).
+ */
+export async function recentBotForTrigger(
+  db: Db,
+  organizationId: string,
+  botId: string,
+): Promise<BotForTrigger | null> {
+  return recentBots.get(db)?.get(recentBotKey(organizationId, botId)) ?? findBotForTrigger(db, organizationId, botId);
 }

@@ -82,17 +82,49 @@ const INSERT_EXECUTION = preparedStatement(
 
 /** Writes the pending execution row. Enqueueing its job comes after, with the row id as job id. */
 export async function createExecution(db: Db, input: NewExecution): Promise<Execution> {
-  const rows = await queryPrepared<Execution>(db, INSERT_EXECUTION, [
-    newId('exe'),
-    input.botId,
-    input.organizationId,
-    input.trigger,
-    JSON.stringify(input.params),
-    input.idempotencyKey ?? null,
-    input.scheduledFor ?? null,
-    input.rerunOf ?? null,
-  ]);
+  const rows = await queryPrepared<Execution>(db, INSERT_EXECUTION, [newId('exe'), ...executionValues(input)]);
   return rows[0]!;
+}
+
+/** $2..$8 of both inserts: the row as NewExecution gives it. */
+const executionValues = (input: NewExecution) => [
+  input.botId,
+  input.organizationId,
+  input.trigger,
+  JSON.stringify(input.params),
+  input.idempotencyKey ?? null,
+  input.scheduledFor ?? null,
+  input.rerunOf ?? null,
+];
+
+/** A trigger's view of its bot: the version whose parameters it judged the params against. */
+export interface AsJudged {
+  /** Bot.version as the trigger read it (BotForTrigger.version). */
+  botVersion: number;
+}
+
+const INSERT_EXECUTION_OF_BOT_VERSION = preparedStatement(
+  `INSERT INTO "Execution" (id, "botId", "organizationId", trigger, params, "idempotencyKey", "scheduledFor", "rerunOf", "profileId", "botVersion", "updatedAt")
+   SELECT $1, b.id, b."organizationId", $4::"ExecutionTrigger", $5::jsonb, $6::text, $7::timestamptz, $8::text,
+          ${PROFILE_OF_BOT}, b.version, now()
+     FROM "Bot" b
+    WHERE b.id = $2 AND b."organizationId" = $3 AND b.status = 'active' AND b.version = $9::int
+   RETURNING *`,
+);
+
+/**
+ * The pending row of a trigger, written only while the bot is active at the version the trigger
+ * judged its params against; null (nothing written) when it is not (paused, edited or deleted
+ * since it was read): the caller judges the trigger again on the bot as it is now. The bot may
+ * come from this process's memo (recentBotForTrigger), so this check is what makes that safe.
+ */
+export async function createExecutionAsJudged(db: Db, input: NewExecution & AsJudged): Promise<Execution | null> {
+  const rows = await queryPrepared<Execution>(db, INSERT_EXECUTION_OF_BOT_VERSION, [
+    newId('exe'),
+    ...executionValues(input),
+    input.botVersion,
+  ]);
+  return rows[0] ?? null;
 }
 
 /** Many pending runs of one bot, as a batch trigger writes them. */
@@ -105,20 +137,23 @@ export interface NewExecutions {
 
 /**
  * Writes every run of a batch in one multi-row INSERT: one statement, so all rows exist or none
- * does, and one round trip whatever the size. Returns the ids in the order of `params`.
+ * does, and one round trip whatever the size. Returns the ids in the order of `params`; null
+ * (nothing written) when the bot is no longer active at the version the batch was judged on.
  * The ids are sorted as they are handed out: the rows share createdAt, so a profile's turns
  * (createdAt, then id) follow the batch's order.
  */
-export async function createExecutions(db: Db, input: NewExecutions): Promise<string[]> {
+export async function createExecutions(db: Db, input: NewExecutions & AsJudged): Promise<string[] | null> {
   const ids = input.params.map(() => newId('exe')).sort();
   const params = input.params.map((p) => JSON.stringify(p));
-  await db.$executeRaw`
+  // Guarded as createExecutionAsJudged is: one statement, so the bot check holds for every row.
+  const written = await db.$executeRaw`
     INSERT INTO "Execution" (id, "botId", "organizationId", trigger, params, "profileId", "botVersion", "updatedAt")
-    SELECT run.id, ${input.botId}, ${input.organizationId}, 'api'::"ExecutionTrigger", run.params::jsonb,
-           (SELECT m."sessionProfileId" FROM "Manifest" m WHERE m."botId" = ${input.botId}),
-           (SELECT b.version FROM "Bot" b WHERE b.id = ${input.botId}), now()
-      FROM unnest(${ids}::text[], ${params}::text[]) AS run(id, params)`;
-  return ids;
+    SELECT run.id, b.id, b."organizationId", 'api'::"ExecutionTrigger", run.params::jsonb,
+           (SELECT m."sessionProfileId" FROM "Manifest" m WHERE m."botId" = b.id), b.version, now()
+      FROM unnest(${ids}::text[], ${params}::text[]) AS run(id, params)
+      JOIN "Bot" b ON b.id = ${input.botId} AND b."organizationId" = ${input.organizationId}
+                  AND b.status = 'active' AND b.version = ${input.botVersion}`;
+  return written === ids.length ? ids : null;
 }
 
 const COUNT_PENDING_UP_TO = preparedStatement(
@@ -165,17 +200,19 @@ export async function queueBacklog(db: Db, organizationId: string): Promise<Queu
  * Creates the execution unless this organization used the idempotency key since `since`, in which
  * case it returns the execution created for that key. An advisory lock on (organization, key)
  * serialises concurrent requests with the same key, so exactly one of them creates the execution.
+ * Null as createExecutionAsJudged: the bot is no longer as the trigger judged it.
  */
 export async function createExecutionOnce(
   db: Db,
-  input: NewExecution & { idempotencyKey: string },
+  input: NewExecution & AsJudged & { idempotencyKey: string },
   since: Date,
-): Promise<{ execution: Execution; created: boolean }> {
+): Promise<{ execution: Execution; created: boolean } | null> {
   return inTransaction(db, async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`${input.organizationId}:${input.idempotencyKey}`}, 0))`;
     const existing = await findByIdempotencyKey(tx, input.organizationId, input.idempotencyKey, since);
     if (existing) return { execution: existing, created: false };
-    return { execution: await createExecution(tx, input), created: true };
+    const execution = await createExecutionAsJudged(tx, input);
+    return execution && { execution, created: true };
   });
 }
 
