@@ -9,6 +9,12 @@ describe('ids', () => {
     expect(isAnyId(first)).toBe(true);
   });
 
+  it('never repeats a random tail, across the blocks its random bytes come in', () => {
+    // 1,000 ids use four blocks of random bytes; a tail reused from a block would show here.
+    const tails = Array.from({ length: 1_000 }, () => newId('exe').slice(14));
+    expect(new Set(tails).size).toBe(tails.length);
+  });
+
   it.each([
     'bot_',
     'bot_doesnotexist',
