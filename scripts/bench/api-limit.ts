@@ -13,7 +13,10 @@ export interface ServerLoad extends LoadResult {
 }
 
 export interface ApiLimitResult {
+  /** botfleet's API as deployed: the launcher with ROLES=api and API_PROCESSES=1, a process of its own. */
   botfleet: { trigger: ServerLoad; get: ServerLoad };
+  /** The same API inside the bench's process (as `npm start` runs it), printed beside it. */
+  botfleetInProcess: { trigger: ServerLoad; get: ServerLoad };
   bare: { trigger: ServerLoad; get: ServerLoad };
   /** The bare handlers behind a minimal Express app: the ceiling for an Express API. */
   bareExpress: { trigger: ServerLoad; get: ServerLoad };
@@ -103,14 +106,20 @@ export function routeLoads(options: RouteLoadOptions) {
 }
 
 /**
- * The same autocannon settings against botfleet's API (in this process: the load generator runs
- * in a child, so this process's CPU over the window is the API's) and against the bare server
- * (a child: its CPU is read from /proc). Back to back per route, botfleet first for GET and bare
- * first for the trigger, so a trend in outside load does not always land on the same side.
+ * The same autocannon settings against botfleet's API and the bare servers, back to back per
+ * route, botfleet first for GET and last for the trigger, so a trend in outside load does not
+ * always land on the same side. botfleet's figures come from its API in a process of its own
+ * (the launcher, ROLES=api), like the bare server and the Express ceiling: a server's CPU per
+ * request is then its own, not that of the bench's process, whose heap holds everything the
+ * runs before left (Playwright's client objects, the figures), which its garbage collection
+ * walks during the window. The in-process API is measured too and printed beside it.
  */
 export async function runApiLimit(
   options: RouteLoadOptions & {
-    botfleetBaseUrl: string;
+    /** botfleet's API in a process of its own, and the CPU of that process over a window. */
+    botfleet: { baseUrl: string; cpuMs: () => () => number };
+    /** botfleet's API in this process (its CPU is this process's: autocannon runs in a child). */
+    inProcessBaseUrl: string;
     /** Serve the same organization as botfleet's API. */
     bare: BareApiServer;
     bareExpress: BareApiServer;
@@ -125,15 +134,22 @@ export async function runApiLimit(
     return () => processCpuMs(server.pid) - since;
   };
   const { get, trigger } = routeLoads(options);
+  // Unmeasured first: the API process checks the key once (then caches it), loads its Redis
+  // scripts and compiles its hot paths, as the in-process API did during the runs before.
+  await get(options.botfleet.baseUrl)();
+  await trigger(options.botfleet.baseUrl)();
 
-  const botfleetGet = await measured(get(options.botfleetBaseUrl), ownCpu);
+  const botfleetGet = await measured(get(options.botfleet.baseUrl), options.botfleet.cpuMs);
   const bareGet = await measured(get(options.bare.baseUrl), childCpu(options.bare));
   const expressGet = await measured(get(options.bareExpress.baseUrl), childCpu(options.bareExpress));
+  const inProcessGet = await measured(get(options.inProcessBaseUrl), ownCpu);
+  const inProcessTrigger = await measured(trigger(options.inProcessBaseUrl), ownCpu);
   const expressTrigger = await measured(trigger(options.bareExpress.baseUrl), childCpu(options.bareExpress));
   const bareTrigger = await measured(trigger(options.bare.baseUrl), childCpu(options.bare));
-  const botfleetTrigger = await measured(trigger(options.botfleetBaseUrl), ownCpu);
+  const botfleetTrigger = await measured(trigger(options.botfleet.baseUrl), options.botfleet.cpuMs);
   return {
     botfleet: { trigger: botfleetTrigger, get: botfleetGet },
+    botfleetInProcess: { trigger: inProcessTrigger, get: inProcessGet },
     bare: { trigger: bareTrigger, get: bareGet },
     bareExpress: { trigger: expressTrigger, get: expressGet },
   };

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { processCpuMs } from './process-tree-cpu';
 
 export interface LoadResult {
   /** Mean requests per second over the run (2xx and others alike; see `errors`). */
@@ -8,6 +9,11 @@ export interface LoadResult {
   /** Responses that were not 2xx, plus connection errors and timeouts: should be 0. */
   errors: number;
   total: number;
+  /**
+   * Cores the load generator itself kept busy over the window (its CPU ms / the window's ms): on
+   * a machine it shares with the server, what is left to the server is the cores minus this.
+   */
+  generatorCores: number;
 }
 
 /** The part of `autocannon --json` output the bench reads. */
@@ -51,12 +57,20 @@ export function runAutocannon(options: {
   return new Promise((resolve, reject) => {
     // Async spawn, never spawnSync: the API under test runs on this process's event loop.
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its CPU is read from /proc while it runs (gone once it exits): the last reading is the total
+    // but for the final fraction of a sampling interval.
+    let generatorCpuMs = 0;
+    const sampler = setInterval(() => {
+      const cpuMs = processCpuMs(child.pid!);
+      if (Number.isFinite(cpuMs)) generatorCpuMs = cpuMs;
+    }, 100);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code) => {
+      clearInterval(sampler);
       if (code !== 0) return reject(new Error(`autocannon exited with ${code}: ${stderr.trim()}`));
       try {
         const json = JSON.parse(stdout) as AutocannonJson;
@@ -66,6 +80,7 @@ export function runAutocannon(options: {
           p99Ms: json.latency.p99,
           errors: json.non2xx + json.errors + json.timeouts,
           total: json.requests.total,
+          generatorCores: generatorCpuMs / (options.seconds * 1000),
         });
       } catch (error) {
         reject(new Error(`could not read autocannon output (${(error as Error).message}): ${stdout.slice(0, 300)}`));

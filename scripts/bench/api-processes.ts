@@ -80,8 +80,8 @@ export async function startLauncher(options: {
   };
 }
 
-/** CPU of the launcher and every process under it (its API processes). */
-const treeCpu = (launcher: Launcher) => () => {
+/** CPU of the launcher and every process under it (its API processes), over a window. */
+export const launcherCpu = (launcher: Launcher) => () => {
   const read = () => processCpuMs(launcher.pid) + (descendantsCpuMs(launcher.pid) ?? Number.NaN);
   const since = read();
   return () => read() - since;
@@ -110,10 +110,10 @@ export async function runApiProcesses(
         await get(launcher.baseUrl)();
         await trigger(launcher.baseUrl)();
       }
-      const oneGet = await measured(get(one.baseUrl), treeCpu(one));
-      const autoGet = await measured(get(auto.baseUrl), treeCpu(auto));
-      const autoTrigger = await measured(trigger(auto.baseUrl), treeCpu(auto));
-      const oneTrigger = await measured(trigger(one.baseUrl), treeCpu(one));
+      const oneGet = await measured(get(one.baseUrl), launcherCpu(one));
+      const autoGet = await measured(get(auto.baseUrl), launcherCpu(auto));
+      const autoTrigger = await measured(trigger(auto.baseUrl), launcherCpu(auto));
+      const oneTrigger = await measured(trigger(one.baseUrl), launcherCpu(one));
       return {
         one: { processes: one.processes, get: oneGet, trigger: oneTrigger },
         auto: { processes: auto.processes, get: autoGet, trigger: autoTrigger },

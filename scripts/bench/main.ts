@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { createBenchApiClient } from './api-client';
 import { runApiLimit, startBareApiServer } from './api-limit';
-import { runApiProcesses } from './api-processes';
+import { launcherCpu, runApiProcesses, startLauncher } from './api-processes';
 import { runBareLoop, type BareLoopResult } from './bare-loop';
 import { createCompletionTracker } from './completion-tracker';
 import { benchApiSettings, loadBenchConfig } from './config';
@@ -237,12 +237,23 @@ async function main(): Promise<void> {
       http: 'express',
     });
     cleanup.add('bare Express server', () => bareExpressApi.stop());
+    // botfleet's API as deployed, in a process of its own like the two above (api-limit.ts says
+    // why); its queue prefix is the API-processes part's, obliterated after that part.
+    const processesPrefix = `${config.queuePrefix}-processes`;
+    const apiRole = await startLauncher({
+      apiProcesses: '1',
+      databaseUrl: config.databaseUrl,
+      redisUrl: config.redisUrl,
+      queuePrefix: processesPrefix,
+    });
+    cleanup.add('API role', () => apiRole.stop());
     loadAverage.api = loadAverage1m();
     say(
       `API load: ${config.apiSeconds} s each of GET and POST, botfleet and bare server (load average ${loadAverage.api})`,
     );
     const apiLimit = await runApiLimit({
-      botfleetBaseUrl: client.baseUrl,
+      botfleet: { baseUrl: apiRole.baseUrl, cpuMs: launcherCpu(apiRole) },
+      inProcessBaseUrl: client.baseUrl,
       authHeader: client.authHeader,
       botId,
       executionId: warm.executionIds[0]!,
@@ -251,6 +262,7 @@ async function main(): Promise<void> {
       seconds: config.apiSeconds,
       connections: config.apiConnections,
     });
+    await cleanup.now('API role');
     await cleanup.now('bare API server');
     await cleanup.now('bare Express server');
     await queues.get(executionRun.queue).obliterate({ force: true });
@@ -258,7 +270,6 @@ async function main(): Promise<void> {
     // The same windows against the launcher serving the api role with API_PROCESSES=1 and `auto`.
     loadAverage.apiProcesses = loadAverage1m();
     say(`API processes: the launcher with API_PROCESSES=1 and auto (load average ${loadAverage.apiProcesses})`);
-    const processesPrefix = `${config.queuePrefix}-processes`;
     const apiProcesses = await runApiProcesses({
       authHeader: client.authHeader,
       botId,

@@ -70,7 +70,7 @@ export interface BenchSummary {
   apiTriggerP50Ms: number;
   apiTriggerBareP50Ms: number;
   apiTriggerBareP99Ms: number;
-  /** Server CPU ms per request: botfleet's API (this process) and the bare server (its child). */
+  /** Server CPU ms per request: botfleet's API (the launcher, ROLES=api, one process) and the bare server. */
   apiGetCpuMsPerRequest: number;
   apiGetBareCpuMsPerRequest: number;
   apiTriggerCpuMsPerRequest: number;
@@ -78,6 +78,9 @@ export interface BenchSummary {
   /** The Express ceiling's CPU ms per request (the bare handlers in a minimal Express app). */
   apiGetExpressCpuMsPerRequest: number;
   apiTriggerExpressCpuMsPerRequest: number;
+  /** The same API inside the bench's process (as `npm start` runs it): CPU per request. */
+  apiGetCpuMsPerRequestInProcess: number;
+  apiTriggerCpuMsPerRequestInProcess: number;
   /** botfleet's CPU per request over the Express ceiling's (target <= 1.25). */
   apiGetCpuOverExpress: number;
   apiTriggerCpuOverExpress: number;
@@ -92,6 +95,11 @@ export interface BenchSummary {
   apiTriggerProcessesRatio: number;
   /** Throughput with `auto` over one process: the geometric mean of the GET and trigger ratios (target >= 1.7 on two cores). */
   apiProcessesScaling: number;
+  /**
+   * Cores autocannon itself kept busy while it loaded `auto` (GET and trigger windows averaged):
+   * on a machine it shares, the API processes had at most the cores minus this.
+   */
+  apiProcessesLoadGeneratorCores: number;
   /** End-to-end executions per second per core of the machine. */
   workerRunsPerSecondPerCore: number;
   /**
@@ -198,6 +206,8 @@ export function summarize(f: BenchFigures): BenchSummary {
     apiTriggerBareCpuMsPerRequest: round3(f.api.bare.trigger.cpuMsPerRequest),
     apiGetExpressCpuMsPerRequest: round3(f.api.bareExpress.get.cpuMsPerRequest),
     apiTriggerExpressCpuMsPerRequest: round3(f.api.bareExpress.trigger.cpuMsPerRequest),
+    apiGetCpuMsPerRequestInProcess: round3(f.api.botfleetInProcess.get.cpuMsPerRequest),
+    apiTriggerCpuMsPerRequestInProcess: round3(f.api.botfleetInProcess.trigger.cpuMsPerRequest),
     apiGetCpuOverExpress: ratio(api.get.cpuMsPerRequest, f.api.bareExpress.get.cpuMsPerRequest),
     apiTriggerCpuOverExpress: ratio(api.trigger.cpuMsPerRequest, f.api.bareExpress.trigger.cpuMsPerRequest),
     apiProcessesAuto: f.apiProcesses.auto.processes,
@@ -212,6 +222,9 @@ export function summarize(f: BenchFigures): BenchSummary {
         ratio(f.apiProcesses.auto.get.rps, f.apiProcesses.one.get.rps) *
           ratio(f.apiProcesses.auto.trigger.rps, f.apiProcesses.one.trigger.rps),
       ),
+    ),
+    apiProcessesLoadGeneratorCores: round3(
+      (f.apiProcesses.auto.get.generatorCores + f.apiProcesses.auto.trigger.generatorCores) / 2,
     ),
     workerRunsPerSecondPerCore: round3(e2eThroughput / f.cores),
     webhookRatio: ratio(perDelivery(f.webhooks.batched), perDelivery(f.webhooks.role)),
@@ -243,7 +256,7 @@ export function summarize(f: BenchFigures): BenchSummary {
 }
 
 const serverLine = (l: ServerLoad) =>
-  `${round1(l.rps)} req/s  p50 ${round1(l.p50Ms)} ms  p99 ${round1(l.p99Ms)} ms  CPU ${round3(l.cpuMsPerRequest)} ms/req  (${l.errors} errors)`;
+  `${round1(l.rps)} req/s  p50 ${round1(l.p50Ms)} ms  p99 ${round1(l.p99Ms)} ms  CPU ${round3(l.cpuMsPerRequest)} ms/req  (${l.errors} errors; load generator ${round3(l.generatorCores)} cores)`;
 
 const drainLine = (d: DeliveryDrain) =>
   `${round1(drainRps(d))} deliveries/s  CPU ${round3(perDelivery(d))} ms/delivery  (${d.deliveries} in ${round1(d.windowMs)} ms)`;
@@ -299,6 +312,7 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
     ['  worker rows per run', `${round1(f.worker.rowsPerRun)} (step outputs + log lines)`],
     ['', ''],
     ['POST /bots/:id/executions', `botfleet ${serverLine(f.api.botfleet.trigger)}`],
+    ['', `  (in the bench's process ${serverLine(f.api.botfleetInProcess.trigger)})`],
     ['', `bare     ${serverLine(f.api.bare.trigger)}`],
     ['  ratio botfleet / bare', `${s.apiTriggerRatio} (apiTriggerRatio)`],
     ['', `express  ${serverLine(f.api.bareExpress.trigger)}`],
@@ -308,6 +322,7 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
       `${s.apiTriggerCpuOverExpress} (apiTriggerCpuOverExpress, target <= 1.25; ${s.apiTriggerCpuMsPerRequest} / ${s.apiTriggerExpressCpuMsPerRequest} ms/req, bare limit ${s.apiTriggerBareCpuMsPerRequest})`,
     ],
     ['GET /executions/:id', `botfleet ${serverLine(f.api.botfleet.get)}`],
+    ['', `  (in the bench's process ${serverLine(f.api.botfleetInProcess.get)})`],
     ['', `bare     ${serverLine(f.api.bare.get)}`],
     ['  ratio botfleet / bare', `${s.apiGetRatio} (apiGetRatio)`],
     ['', `express  ${serverLine(f.api.bareExpress.get)}`],
@@ -318,11 +333,11 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
     ],
     [
       '  (autocannon)',
-      `${f.api.connections} connections, ${f.api.seconds} s per window, worker stopped; bare = node:http + pg Pool + BullMQ in a child process, no auth`,
+      `${f.api.connections} connections, ${f.api.seconds} s per window, worker stopped; botfleet = the launcher with ROLES=api (one process); bare = node:http + pg Pool + BullMQ in a child process, no auth; express = the bare handlers in a minimal Express app`,
     ],
     [
       'API_PROCESSES=1 / auto',
-      `POST ${s.apiTriggerRpsOneProcess} / ${s.apiTriggerRpsAutoProcesses} req/s (x${s.apiTriggerProcessesRatio}), GET ${s.apiGetRpsOneProcess} / ${s.apiGetRpsAutoProcesses} req/s (x${s.apiGetProcessesRatio}): apiProcessesScaling x${s.apiProcessesScaling} (target >= 1.7 on two cores; ${f.cores} here)`,
+      `POST ${s.apiTriggerRpsOneProcess} / ${s.apiTriggerRpsAutoProcesses} req/s (x${s.apiTriggerProcessesRatio}), GET ${s.apiGetRpsOneProcess} / ${s.apiGetRpsAutoProcesses} req/s (x${s.apiGetProcessesRatio}): apiProcessesScaling x${s.apiProcessesScaling} (target >= 1.7 on two cores; ${f.cores} here, of which the load generator kept ${s.apiProcessesLoadGeneratorCores} busy)`,
     ],
     ['  POST, API_PROCESSES=1', serverLine(f.apiProcesses.one.trigger)],
     [`  POST, auto (${s.apiProcessesAuto})`, serverLine(f.apiProcesses.auto.trigger)],
