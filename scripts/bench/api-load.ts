@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { processCpuMs } from './process-tree-cpu';
+import { machineBusyMs, processCpuMs } from './process-tree-cpu';
 
 export interface LoadResult {
   /** Mean requests per second over the run (2xx and others alike; see `errors`). */
@@ -14,6 +14,8 @@ export interface LoadResult {
    * a machine it shares with the server, what is left to the server is the cores minus this.
    */
   generatorCores: number;
+  /** Cores the machine kept busy over the window, with anything (server, database, Redis, generator). */
+  machineBusyCores: number;
 }
 
 /** The part of `autocannon --json` output the bench reads. */
@@ -56,6 +58,8 @@ export function runAutocannon(options: {
 
   return new Promise((resolve, reject) => {
     // Async spawn, never spawnSync: the API under test runs on this process's event loop.
+    const machineBusyBefore = machineBusyMs();
+    const started = performance.now();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     // Its CPU is read from /proc while it runs (gone once it exits): the last reading is the total
     // but for the final fraction of a sampling interval.
@@ -71,6 +75,7 @@ export function runAutocannon(options: {
     child.on('error', reject);
     child.on('close', (code) => {
       clearInterval(sampler);
+      const machineBusyCores = (machineBusyMs() - machineBusyBefore) / (performance.now() - started);
       if (code !== 0) return reject(new Error(`autocannon exited with ${code}: ${stderr.trim()}`));
       try {
         const json = JSON.parse(stdout) as AutocannonJson;
@@ -81,6 +86,7 @@ export function runAutocannon(options: {
           errors: json.non2xx + json.errors + json.timeouts,
           total: json.requests.total,
           generatorCores: generatorCpuMs / (options.seconds * 1000),
+          machineBusyCores,
         });
       } catch (error) {
         reject(new Error(`could not read autocannon output (${(error as Error).message}): ${stdout.slice(0, 300)}`));

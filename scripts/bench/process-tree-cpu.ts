@@ -91,3 +91,17 @@ export function ownCpuMsSince(since: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000;
 }
+
+/**
+ * CPU ms the whole machine has spent busy so far (every core; /proc/stat's first line, idle and
+ * iowait excluded): over a window, busy ms / window ms is how many cores were busy with anything.
+ */
+export function machineBusyMs(): number {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+    const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number);
+    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * MS_PER_TICK;
+  } catch {
+    return Number.NaN;
+  }
+}

@@ -100,6 +100,12 @@ export interface BenchSummary {
    * on a machine it shares, the API processes had at most the cores minus this.
    */
   apiProcessesLoadGeneratorCores: number;
+  /**
+   * Cores the whole machine kept busy under load with API_PROCESSES=1 (GET and trigger windows
+   * averaged): the API, PostgreSQL, Redis and the load generator share them, so `auto` can only
+   * add what this leaves idle.
+   */
+  apiOneProcessMachineBusyCores: number;
   /** End-to-end executions per second per core of the machine. */
   workerRunsPerSecondPerCore: number;
   /**
@@ -223,6 +229,9 @@ export function summarize(f: BenchFigures): BenchSummary {
           ratio(f.apiProcesses.auto.trigger.rps, f.apiProcesses.one.trigger.rps),
       ),
     ),
+    apiOneProcessMachineBusyCores: round3(
+      (f.apiProcesses.one.get.machineBusyCores + f.apiProcesses.one.trigger.machineBusyCores) / 2,
+    ),
     apiProcessesLoadGeneratorCores: round3(
       (f.apiProcesses.auto.get.generatorCores + f.apiProcesses.auto.trigger.generatorCores) / 2,
     ),
@@ -256,7 +265,7 @@ export function summarize(f: BenchFigures): BenchSummary {
 }
 
 const serverLine = (l: ServerLoad) =>
-  `${round1(l.rps)} req/s  p50 ${round1(l.p50Ms)} ms  p99 ${round1(l.p99Ms)} ms  CPU ${round3(l.cpuMsPerRequest)} ms/req  (${l.errors} errors; load generator ${round3(l.generatorCores)} cores)`;
+  `${round1(l.rps)} req/s  p50 ${round1(l.p50Ms)} ms  p99 ${round1(l.p99Ms)} ms  CPU ${round3(l.cpuMsPerRequest)} ms/req  (${l.errors} errors; load generator ${round3(l.generatorCores)} cores, machine ${round3(l.machineBusyCores)} cores busy)`;
 
 const drainLine = (d: DeliveryDrain) =>
   `${round1(drainRps(d))} deliveries/s  CPU ${round3(perDelivery(d))} ms/delivery  (${d.deliveries} in ${round1(d.windowMs)} ms)`;
@@ -337,7 +346,7 @@ export function formatTable(f: BenchFigures, s: BenchSummary): string {
     ],
     [
       'API_PROCESSES=1 / auto',
-      `POST ${s.apiTriggerRpsOneProcess} / ${s.apiTriggerRpsAutoProcesses} req/s (x${s.apiTriggerProcessesRatio}), GET ${s.apiGetRpsOneProcess} / ${s.apiGetRpsAutoProcesses} req/s (x${s.apiGetProcessesRatio}): apiProcessesScaling x${s.apiProcessesScaling} (target >= 1.7 on two cores; ${f.cores} here, of which the load generator kept ${s.apiProcessesLoadGeneratorCores} busy)`,
+      `POST ${s.apiTriggerRpsOneProcess} / ${s.apiTriggerRpsAutoProcesses} req/s (x${s.apiTriggerProcessesRatio}), GET ${s.apiGetRpsOneProcess} / ${s.apiGetRpsAutoProcesses} req/s (x${s.apiGetProcessesRatio}): apiProcessesScaling x${s.apiProcessesScaling} (target >= 1.7 on two cores; ${f.cores} here, of which the load generator kept ${s.apiProcessesLoadGeneratorCores} busy; with one API process the machine was already ${s.apiOneProcessMachineBusyCores} cores busy)`,
     ],
     ['  POST, API_PROCESSES=1', serverLine(f.apiProcesses.one.trigger)],
     [`  POST, auto (${s.apiProcessesAuto})`, serverLine(f.apiProcesses.auto.trigger)],
