@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { registerSelectorEngines } from './child-frame-engine';
 import { readChromiumRssBytes } from './chromium-rss';
+import { guardAgainstAnswersAfterDispose } from './playwright-dispatch-guard';
 import { silentLogger, type RunnerLogger } from './logger';
 
 /** Flags every launch gets: no sandbox (containers), no GPU, and no background traffic of Chromium's own. */
@@ -149,6 +150,8 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       handleSIGTERM: false,
       handleSIGHUP: false,
     });
+    // An answer naming what a close disposed would otherwise crash the process (see the guard).
+    guardAgainstAnswersAfterDispose(launched);
     launched.on('disconnected', () => {
       if (browser === launched) browser = null;
       usage.delete(launched);
