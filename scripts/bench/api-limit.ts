@@ -86,7 +86,7 @@ export interface RouteLoadOptions {
 /** The two hot routes' autocannon windows (GET an execution, trigger a run), for any server's base URL. */
 export function routeLoads(options: RouteLoadOptions) {
   const common = { seconds: options.seconds, connections: options.connections };
-  return {
+  const loads = {
     get: (baseUrl: string) => () =>
       runAutocannon({
         ...common,
@@ -102,6 +102,18 @@ export function routeLoads(options: RouteLoadOptions) {
         headers: { authorization: options.authHeader, 'content-type': 'application/json' },
         body: '{}',
       }),
+  };
+  return {
+    ...loads,
+    /**
+     * One unmeasured window of each route against an API process started for the measurement:
+     * it checks the key once (then caches it), loads its Redis scripts and compiles its hot paths,
+     * as an API that has served requests before already did.
+     */
+    async warmUp(baseUrl: string): Promise<void> {
+      await loads.get(baseUrl)();
+      await loads.trigger(baseUrl)();
+    },
   };
 }
 
@@ -133,11 +145,8 @@ export async function runApiLimit(
     const since = processCpuMs(server.pid);
     return () => processCpuMs(server.pid) - since;
   };
-  const { get, trigger } = routeLoads(options);
-  // Unmeasured first: the API process checks the key once (then caches it), loads its Redis
-  // scripts and compiles its hot paths, as the in-process API did during the runs before.
-  await get(options.botfleet.baseUrl)();
-  await trigger(options.botfleet.baseUrl)();
+  const { get, trigger, warmUp } = routeLoads(options);
+  await warmUp(options.botfleet.baseUrl);
 
   const botfleetGet = await measured(get(options.botfleet.baseUrl), options.botfleet.cpuMs);
   const bareGet = await measured(get(options.bare.baseUrl), childCpu(options.bare));

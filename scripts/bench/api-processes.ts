@@ -103,13 +103,8 @@ export async function runApiProcesses(
   try {
     const auto = await start('auto');
     try {
-      const { get, trigger } = routeLoads(options);
-      // Unmeasured first: each API process checks the key once (then caches it), loads its Redis
-      // scripts and compiles its hot paths, as the in-process API did during the runs before.
-      for (const launcher of [one, auto]) {
-        await get(launcher.baseUrl)();
-        await trigger(launcher.baseUrl)();
-      }
+      const { get, trigger, warmUp } = routeLoads(options);
+      for (const launcher of [one, auto]) await warmUp(launcher.baseUrl);
       const oneGet = await measured(get(one.baseUrl), launcherCpu(one));
       const autoGet = await measured(get(auto.baseUrl), launcherCpu(auto));
       const autoTrigger = await measured(trigger(auto.baseUrl), launcherCpu(auto));

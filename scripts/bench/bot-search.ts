@@ -21,6 +21,7 @@ import { seedBots } from '@botfleet/db/testing';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { benchApiSettings } from './config';
+import { runAsCommand } from './run-as-command';
 import { distribution, round1, round3, type Distribution } from './stats';
 
 /** The listings timed, as query strings of GET /bots (the seed's shape: packages/db/src/testing/bot-seed.ts). */
@@ -252,12 +253,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runAsCommand(main);

@@ -37,6 +37,7 @@ import { profileWorkerRuns } from './worker-profile';
 import { measureWorkerRss } from './worker-rss';
 import { formatRunControl, measureBatchRate, measureFairWait } from './run-control';
 import { formatTracingCost, measureTracingCost } from './tracing-cost';
+import { runAsCommand } from './run-as-command';
 
 const say = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -365,12 +366,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  // Everything was closed above; exiting explicitly keeps a straggling idle timer in a client
-  // library (pg pool, ioredis reconnect) from holding the bench open after it has reported.
-  () => process.exit(0),
-  (error: unknown) => {
-    say(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exit(1);
-  },
-);
+runAsCommand(main);

@@ -3,9 +3,9 @@
 //   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/bf_bench QUEUE_PREFIX=bf-prof \
 //     npx tsx scripts/bench/profile-api.ts get|trigger [seconds]
 //
-// The API runs in this process (as the bench runs it; no worker, so triggered runs stay queued
-// and are removed at the end); V8's sampling profiler (node:inspector) covers only the load
-// window. Writes the profile (open it in Chrome DevTools) and prints where the CPU went: by
+// The API runs in this process, which holds nothing else (as the bench's ROLES=api launcher
+// process does); no worker, so triggered runs stay queued and are removed at the end. V8's
+// sampling profiler (node:inspector) covers only the load window. Writes the profile (open it in Chrome DevTools) and prints where the CPU went: by
 // package, then the functions with the most self time.
 import { createLogger, createSecretBox, redisSettingsFromUrl } from '@botfleet/core';
 import {
@@ -26,6 +26,7 @@ import { createBenchApiClient } from './api-client';
 import { BOT_STEPS } from './fixture-site';
 import { routeLoads } from './api-limit';
 import { benchApiSettings, loadBenchConfig } from './config';
+import { runAsCommand } from './run-as-command';
 
 const ROUTES = ['get', 'trigger'] as const;
 type Route = (typeof ROUTES)[number];
@@ -120,7 +121,7 @@ function summarize(profile: Profiler.Profile): string {
       .slice(0, limit)
       .map(([name, ms]) => `${((100 * ms) / total).toFixed(1).padStart(5)}%  ${name}`)
       .join('\n');
-  return `Self time by package (idle excluded from nothing; ${total.toFixed(0)} ms sampled):\n${table(byPackage, 25)}\n\nFunctions:\n${table(byFunction, 40)}\n`;
+  return `Self time by package (idle and garbage collection included; ${total.toFixed(0)} ms sampled):\n${table(byPackage, 25)}\n\nFunctions:\n${table(byFunction, 40)}\n`;
 }
 
 function packageOf(url: string, functionName: string): string {
@@ -136,7 +137,4 @@ function packageOf(url: string, functionName: string): string {
 const shortUrl = (url: string): string =>
   url.replace(/^file:\/\//, '').replace(/^.*\/(node_modules|apps|packages)\//, '$1/');
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
-});
+runAsCommand(main);

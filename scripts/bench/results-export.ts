@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { startLauncher } from './api-processes';
+import { runAsCommand } from './run-as-command';
 
 export interface ExportRun {
   format: 'csv' | 'jsonl';
@@ -216,14 +217,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(
-        `[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runAsCommand(main);

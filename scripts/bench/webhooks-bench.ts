@@ -26,6 +26,7 @@ import { loadBenchConfig } from './config';
 import { ownCpuMsSince } from './process-tree-cpu';
 import { sleep } from './stats';
 import { runBareWebhookLoop, runBatchedWebhookSender } from './webhook-limit';
+import { runAsCommand } from './run-as-command';
 
 export interface WebhooksBenchOptions {
   db: PrismaClient;
@@ -320,14 +321,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(
-        `[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module) runAsCommand(main);

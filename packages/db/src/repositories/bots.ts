@@ -139,9 +139,10 @@ export async function findBotForTrigger(db: Db, organizationId: string, botId: s
  * keyed by organization and id, so another organization's id is never answered from it. Nothing
  * invalidates an entry (another process may pause or edit the bot at any time): an entry is only
  * good enough to let a trigger through to a write that checks it. The run's INSERT takes the bot
- * only while it is still active at the version read (createExecution's `botVersion`), and the
- * engine judges every refusal, and every write so turned down, again on findBotForTrigger
- * (packages/engine trigger.ts). So a stale entry costs a round trip, never a wrong answer.
+ * only while it is still active at the version read (createExecutionAsJudged, createExecutions),
+ * and the engine judges every refusal, and every write so turned down, again on
+ * findBotForTrigger (packages/engine trigger.ts). So a stale entry costs a round trip, never a
+ * wrong answer.
  */
 const RECENT_BOTS_PER_PROCESS = 1_000;
 const recentBots = new WeakMap<Db, Map<string, BotForTrigger>>();
