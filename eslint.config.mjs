@@ -38,6 +38,22 @@ export default tseslint.config(
     },
   },
   {
+    // Code the product sends into a page is declared with @botfleet/core's definePageFunction, so
+    // that it runs as written whichever loader compiled it (packages/core/src/page-function.ts).
+    files: ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/testing/**', 'apps/console/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(evaluate|evaluateAll|evaluateHandle|\\$eval|\\$\\$eval|addInitScript|waitForFunction)$/] > :matches(ArrowFunctionExpression, FunctionExpression)',
+          message: 'Declare code that runs in the page with definePageFunction (@botfleet/core), not inline.',
+        },
+      ],
+    },
+  },
+  {
     // Command-line tools talk to a terminal.
     files: ['**/*-cli.ts', '**/cli.ts', 'scripts/**', 'packages/*/scripts/**'],
     rules: { 'no-console': 'off' },

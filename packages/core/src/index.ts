@@ -18,6 +18,7 @@ export * from './schemas/manifest';
 export * from './schemas/webhook-url';
 export * from './schemas/steps';
 export * from './steps/define-step-action';
+export * from './page-function';
 export type * from './steps/step-page';
 export type * from './steps/script-writer';
 export {

@@ -135,6 +135,16 @@ describe('URLs a run opens', () => {
       expect(outcome.status === 'failed' && outcome.error).toContain('url_not_allowed');
       expect(session.steps[0]?.error).toContain('url_not_allowed');
       expect(everything(outcome, session)).not.toContain(SECRET);
+      // A script's page.goto (the generated script's too) logs the refusal as every blocked navigation is.
+      if (how.endsWith('script')) {
+        const scheme = label.split(' ')[0]!;
+        expect({ how, warned: session.logs.filter((l) => l.level === 'warn').map((l) => l.message) }).toEqual({
+          how,
+          warned: [
+            expect.stringMatching(new RegExp(`^Blocked a page from opening a ${scheme} URL .*refused before loading`)),
+          ],
+        });
+      }
     }
 
     const session = createMemorySession();

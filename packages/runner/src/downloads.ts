@@ -1,4 +1,4 @@
-import { quoteUrl, settlesWithin } from '@botfleet/core';
+import { ARTIFACT_CONTENT_TYPES, quoteUrl, settlesWithin } from '@botfleet/core';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BrowserContext, Download, Page } from 'playwright-core';
@@ -11,9 +11,6 @@ export const MAX_DOWNLOAD_BYTES = 16 * 1024 * 1024;
 export const MAX_DOWNLOADS_PER_RUN = 20;
 /** How long the end of a run waits for downloads still being saved. */
 const SETTLE_TIMEOUT_MS = 5_000;
-
-/** Stored with a neutral type: what a page claims for a file is not trusted to be rendered anywhere. */
-const DOWNLOAD_CONTENT_TYPE = 'application/octet-stream';
 
 export interface RunDownloads {
   /** Waits (briefly) for downloads being kept, then deletes the run's download directory. */
@@ -81,7 +78,7 @@ async function keep(download: Download, path: string, url: string, session: RunS
       session.log('warn', 'runner', `Dropped a download of ${url}: ${size} bytes, more than ${MAX_DOWNLOAD_BYTES}`);
       return;
     }
-    const id = await session.saveArtifact('download', DOWNLOAD_CONTENT_TYPE, { path });
+    const id = await session.saveArtifact('download', ARTIFACT_CONTENT_TYPES.download, { path });
     session.log('info', 'runner', `Kept a download of ${url} (${size} bytes) as artifact ${id}`);
   } catch (error) {
     session.log('warn', 'runner', `Could not keep a download of ${url}: ${briefErrorMessage(error)}`);

@@ -14,17 +14,30 @@ const CHROMIUM_REFUSALS: readonly RegExp[] = [
   /^Not allowed to navigate top frame to \w+ URL: (\S+)/,
 ];
 
-/** What the guard stopped: the URL (cut for the log) and whether Chromium or the guard did it. */
+/**
+ * What was stopped: the URL (cut for the log) and who stopped it: Chromium, the guard (unloaded
+ * after it committed) or the run itself (a script's page.goto, refused before it started).
+ */
 export interface BlockedNavigation {
   scheme: string;
   url: string;
-  by: 'chromium' | 'guard';
+  by: 'chromium' | 'guard' | 'run';
 }
 
-/** The run-log line for a blocked navigation: a `warn`, never silent (contract part 3, section 1). */
+const HOW_BLOCKED: Record<BlockedNavigation['by'], string> = {
+  chromium: 'refused by Chromium',
+  guard: 'unloaded',
+  run: 'refused before loading',
+};
+
+/** The run-log line for a blocked navigation: a `warn`, never silent (docs/security.md). */
 export function blockedNavigationMessage(blocked: BlockedNavigation): string {
-  const how = blocked.by === 'chromium' ? 'refused by Chromium' : 'unloaded';
-  return `Blocked a page from opening a ${blocked.scheme} URL (${blocked.url}): only http(s) documents may load (${how})`;
+  return `Blocked a page from opening a ${blocked.scheme} URL (${blocked.url}): only http(s) documents may load (${HOW_BLOCKED[blocked.by]})`;
+}
+
+/** A URL the run refused to open itself, as blockedNavigationMessage names it. */
+export function refusedNavigation(url: string): BlockedNavigation {
+  return { scheme: schemeOf(url), url: quoteUrl(url), by: 'run' };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { definePageFunction } from '@botfleet/core';
 import type { BrowserContext } from 'playwright-core';
 
 /** The binding through which a page reports that it reached for WebRTC. */
@@ -16,27 +17,30 @@ const WEBRTC_CONSTRUCTORS = ['RTCPeerConnection', 'webkitRTCPeerConnection'] as 
  * the parent can reach into it) and every popup. A call of a removed constructor is reported once
  * per document; the page sees WebRTC as unsupported, as on a browser built without it.
  */
-function removeWebRtc({ names, binding }: { names: readonly string[]; binding: string }): void {
-  const win = window as unknown as Record<string, unknown>;
-  let reported = false;
-  for (const name of names) {
-    if (!(name in win)) continue;
-    const blocked = function () {
-      if (!reported) {
-        reported = true;
-        const report = win[binding];
-        if (typeof report === 'function') void (report as (name: string) => Promise<void>)(name);
+const removeWebRtc = definePageFunction(
+  'removeWebRtc',
+  ({ names, binding }: { names: readonly string[]; binding: string }) => {
+    const win = window as unknown as Record<string, unknown>;
+    let reported = false;
+    for (const name of names) {
+      if (!(name in win)) continue;
+      const blocked = function () {
+        if (!reported) {
+          reported = true;
+          const report = win[binding];
+          if (typeof report === 'function') void (report as (name: string) => Promise<void>)(name);
+        }
+        throw new DOMException('WebRTC is disabled for this bot', 'NotSupportedError');
+      };
+      try {
+        // Not deleted: a page testing `'RTCPeerConnection' in window` then calls it and is reported.
+        Object.defineProperty(win, name, { value: blocked, writable: false, configurable: false });
+      } catch {
+        delete win[name];
       }
-      throw new DOMException('WebRTC is disabled for this bot', 'NotSupportedError');
-    };
-    try {
-      // Not deleted: a page testing `'RTCPeerConnection' in window` then calls it and is reported.
-      Object.defineProperty(win, name, { value: blocked, writable: false, configurable: false });
-    } catch {
-      delete win[name];
     }
-  }
-}
+  },
+);
 
 /**
  * For runs with the private network closed (ALLOW_PRIVATE_NETWORK=false): no WebRTC at all. The

@@ -47,7 +47,8 @@ export interface RouteResponseSpec {
   events?: z.ZodType;
   /**
    * Media types the handler may answer instead of the JSON of `schema` (an export's `text/csv`),
-   * written by the handler itself on `res` and answered `handled: true`; documented as text.
+   * written by the handler itself on `res` and answered `handled: true`; documented as text. With
+   * `mediaType`, the other binary types the body may have (an artifact's, by its kind).
    */
   alsoMediaTypes?: readonly string[];
   /** An error response's code, when the status has several (409: `conflict` or `limit_reached`). */

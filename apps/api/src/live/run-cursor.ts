@@ -13,10 +13,13 @@ export interface RunCursor extends RunPosition {
 /**
  * The run's status as a stream announces it, in the order it moves within one attempt:
  * `waiting` (pending, never claimed), `running`, `requeued` (pending again, for the next
- * attempt), `ended`. `unannounced` is a fresh stream's: any phase differs from it.
+ * attempt), `ended`, then `closed`: the `end` event itself, so that it has an id of its own
+ * (a client resuming from the final status still gets it). `unannounced` is a fresh stream's:
+ * any phase differs from it.
  */
-export type RunPhase = -1 | 0 | 1 | 2 | 3;
+export type RunPhase = -1 | 0 | 1 | 2 | 3 | 4;
 const UNANNOUNCED: RunPhase = -1;
+export const CLOSED: RunPhase = 4;
 
 export function phaseOf(status: ExecutionStatus, attempt: number): RunPhase {
   switch (status) {
@@ -31,7 +34,7 @@ export function phaseOf(status: ExecutionStatus, attempt: number): RunPhase {
   }
 }
 
-export const isEnded = (phase: RunPhase): boolean => phase === 3;
+export const isEnded = (phase: RunPhase): boolean => phase >= 3;
 
 /** Where a client without `Last-Event-ID` starts: before everything, the status still to announce. */
 export const START: RunCursor = { attempt: 0, nextStep: 0, lastLogId: 0n, phase: UNANNOUNCED };
@@ -40,7 +43,7 @@ export function encodeRunCursor(cursor: RunCursor): string {
   return `${cursor.attempt}.${cursor.nextStep}.${cursor.lastLogId}.${cursor.phase}`;
 }
 
-const CURSOR = /^(\d{1,9})\.(\d{1,9})\.(\d{1,19})\.(-1|[0-3])$/;
+const CURSOR = /^(\d{1,9})\.(\d{1,9})\.(\d{1,19})\.(-1|[0-4])$/;
 
 /** A cursor this API issued, or null for anything else (the caller answers 400). */
 export function decodeRunCursor(id: string): RunCursor | null {

@@ -1,5 +1,5 @@
 import type { RunProgress } from '@botfleet/db';
-import { START, type RunCursor } from './run-cursor';
+import { decodeRunCursor, START, type RunCursor } from './run-cursor';
 import { runEvents, type RunViews } from './run-events';
 
 /* The order a stream's events come in, from what one read found. */
@@ -30,8 +30,13 @@ it('announces a running run first, its final status after its last output, then 
   expect(live.cursor).toEqual({ attempt: 1, nextStep: 2, lastLogId: 7n, phase: 1 });
   const ended = runEvents(live.cursor, progress({ status: 'completed' }, [2], [8]), views, false);
   expect(names(ended)).toEqual(['step2', 'log', 'status', 'end']);
-  // Each event's id is the cursor after it; the end repeats the final status's.
-  expect(ended.events.map((e) => e.id)).toEqual(['1.3.7.1', '1.3.8.1', '1.3.8.3', '1.3.8.3']);
+  // Each event's id is the cursor after it; the end's is its own, past the final status's.
+  expect(ended.events.map((e) => e.id)).toEqual(['1.3.7.1', '1.3.8.1', '1.3.8.3', '1.3.8.4']);
+  // Resuming from the final status gives the end, and from the end the end again (then the stream closes).
+  const afterStatus = decodeRunCursor('1.3.8.3')!;
+  const resumed = runEvents(afterStatus, progress({ status: 'completed' }), views, false);
+  expect(resumed.events).toEqual([{ event: 'end', id: '1.3.8.4', data: { status: 'completed' } }]);
+  expect(runEvents(resumed.cursor, progress({ status: 'completed' }), views, false).events).toEqual(resumed.events);
 });
 
 it('starts a new attempt with its status, steps again from 0', () => {

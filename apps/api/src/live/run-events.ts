@@ -1,7 +1,7 @@
 import type { RunProgress } from '@botfleet/db';
 import type { ExecutionView } from '../routes/executions.contract';
 import type { LogEntry, StepOutputView } from '../routes/execution-results.contract';
-import { encodeRunCursor, isEnded, phaseOf, type RunCursor } from './run-cursor';
+import { CLOSED, encodeRunCursor, isEnded, phaseOf, type RunCursor } from './run-cursor';
 
 /** One event of a stream: its name, its id (a cursor) and its JSON data. */
 export interface StreamEvent {
@@ -56,7 +56,8 @@ export function runEvents(
     push('log', views.log(log));
   }
   if (isEnded(phase) && !partial) {
-    if (cursor.phase !== phase) announce();
+    if (!isEnded(cursor.phase)) announce();
+    cursor.phase = CLOSED;
     push('end', { status: row.status });
   }
   return { events, cursor };

@@ -220,13 +220,13 @@ function operationOf(collector: SchemaCollector, def: AnyDefinition, used: Set<E
       ),
     };
     if (spec.mediaType) {
+      const binary = { schema: { type: 'string', format: 'binary' } };
       responses[status] = {
         description: spec.description,
         headers,
         content: {
-          [spec.mediaType]: {
-            schema: spec.events ? collector.toSchema(spec.events, 'output') : { type: 'string', format: 'binary' },
-          },
+          [spec.mediaType]: spec.events ? { schema: collector.toSchema(spec.events, 'output') } : binary,
+          ...Object.fromEntries((spec.alsoMediaTypes ?? []).map((type) => [type, binary])),
         },
       };
     } else if (spec.schema) {

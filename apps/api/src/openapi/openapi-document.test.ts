@@ -1,3 +1,4 @@
+import { ARTIFACT_CONTENT_TYPES } from '@botfleet/core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -110,12 +111,13 @@ it('documents the response headers: X-Request-Id everywhere, Location, WWW-Authe
   expect(response(trigger, '503').headers).toHaveProperty(['Retry-After']);
 });
 
-it('documents the artifact download as a binary file that needs no key', () => {
+it('documents the artifact download as a binary file of every type it is served with, that needs no key', () => {
   const artifact = operation('/artifacts/{artifactId}', 'get');
-  // Screenshots are PNGs, kept downloads anything: the answer carries each artifact's own type.
-  expect(response(artifact, '200').content).toEqual({
-    'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
-  });
+  // The answer carries its kind's type (a screenshot's image/png, a trace's application/zip...).
+  const binary = { schema: { type: 'string', format: 'binary' } };
+  expect(response(artifact, '200').content).toEqual(
+    Object.fromEntries(Object.values(ARTIFACT_CONTENT_TYPES).map((type) => [type, binary])),
+  );
   expect(Object.keys(artifact.responses)).toEqual(expect.arrayContaining(['400', '403', '404']));
   expect(artifact.responses['401']).toBeUndefined();
 });

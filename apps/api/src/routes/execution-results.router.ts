@@ -49,11 +49,12 @@ export function executionResultRoutes(deps: ApiDeps): Route[] {
    */
   async function exportRuns(
     res: Response,
-    query: Pick<BotResultsQuery, 'format' | 'itemsPath' | 'fields'>,
+    query: Pick<BotResultsQuery, 'format' | 'itemsPath' | 'fields' | 'csvFormulas'>,
     download: Pick<ExportRequest, 'runs' | 'filename' | 'context'>,
   ) {
     const shape = { itemsPath: query.itemsPath, fields: query.fields };
-    await sendExport(res, { format: query.format, shape, logger: deps.logger, ...download });
+    const csvFormulas = query.csvFormulas ?? 'neutralise';
+    await sendExport(res, { format: query.format, shape, csvFormulas, logger: deps.logger, ...download });
     return { status: 200, handled: true } as const;
   }
 

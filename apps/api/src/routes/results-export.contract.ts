@@ -1,6 +1,6 @@
 import { DATA_PATH_PATTERN } from '@botfleet/core';
 import { z } from 'zod';
-import { ITEMS_AT_ROOT } from '../services/export-records';
+import { CSV_FORMULA_HANDLING, ITEMS_AT_ROOT } from '../services/export-records';
 
 /*
  * The query of a results export (GET /bots/:botId/results) and of one execution's extract in
@@ -62,6 +62,23 @@ const ItemsPathSchema = z
       '`.` when the data itself is the array. Runs without it (or with null there) contribute no record.',
   );
 
+const CsvFormulasSchema = z
+  .enum(CSV_FORMULA_HANDLING)
+  .describe(
+    "CSV only. `neutralise` (the default) prefixes with `'` every cell that starts with `=`, `+`, `-`, `@`, a tab " +
+      'or a carriage return and is not a plain number, so a spreadsheet shows it rather than running it as a ' +
+      'formula (CSV injection); `keep` leaves such cells as the data holds them.',
+  );
+
+/** `csvFormulas` says what a CSV does with its cells, so any other format refuses it. */
+function refuseCsvFormulasUnlessCsv(
+  query: { format: ExportFormat; csvFormulas?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  if (query.format !== 'csv' && query.csvFormulas !== undefined)
+    ctx.addIssue({ code: 'custom', path: ['csvFormulas'], message: 'needs format csv' });
+}
+
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -100,8 +117,10 @@ export const BotResultsQuerySchema = z
     to: ExportTimeSchema.optional().describe(`Runs completed before this time (exclusive); ${TIME_FORMATS}`),
     fields: FieldsSchema.optional(),
     itemsPath: ItemsPathSchema.optional(),
+    csvFormulas: CsvFormulasSchema.optional(),
   })
   .superRefine((query, ctx) => {
+    refuseCsvFormulasUnlessCsv(query, ctx);
     if (query.from && query.to && query.from.getTime() >= query.to.getTime()) {
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
     }
@@ -116,8 +135,10 @@ export const ExtractQuerySchema = z
       .describe('json (default: `{ "data": ... }` as stored), or the data as records: jsonl or csv'),
     fields: FieldsSchema.optional(),
     itemsPath: ItemsPathSchema.optional(),
+    csvFormulas: CsvFormulasSchema.optional(),
   })
   .superRefine((query, ctx) => {
+    refuseCsvFormulasUnlessCsv(query, ctx);
     // JSON keeps its `{ data }` answer, which has no records to narrow.
     if (query.format !== 'json') return;
     for (const key of ['fields', 'itemsPath'] as const) {

@@ -267,6 +267,69 @@ describe('GET /api/v1/executions/:executionId/extract?format=', () => {
   });
 });
 
+describe('CSV cells a spreadsheet would run as formulas (csvFormulas)', () => {
+  const formulas = {
+    link: '=HYPERLINK("http://evil.example","x")',
+    cmd: "+cmd|' /C calc'!A0",
+    sum: '@SUM(A1:A2)',
+    dash: '-1+2',
+    tab: '\tx',
+    cr: '\r=1',
+    text: '-2.5',
+    number: -2.5,
+    plain: 'ok',
+  };
+  const fields = Object.keys(formulas).join(',');
+  let botId: string;
+  let executionId: string;
+  beforeAll(async () => {
+    botId = await h.newBot(org, { name: 'formulas' });
+    executionId = await run(botId, { ...formulas, '@key': 'a name too' }, 0);
+  });
+
+  it('prefixes them with a quote by default, and leaves plain numbers as they are', async () => {
+    const res = await asText(results(botId, `?format=csv&fields=${fields}`));
+    expect(res.status).toBe(200);
+    expect(textOf(res)).toBe(
+      `${fields}\r\n"'=HYPERLINK(""http://evil.example"",""x"")",'+cmd|' /C calc'!A0,'@SUM(A1:A2),'-1+2,'\tx,"'\r=1",-2.5,-2.5,ok\r\n`,
+    );
+    // A column named by the data is a cell too.
+    const discovered = await asText(
+      request(h.app).get(`/api/v1/executions/${executionId}/extract?format=csv`).set(org.auth('read')),
+    );
+    expect(textOf(discovered).split('\r\n')[0]?.split(',')).toContain("'@key");
+  });
+
+  it('leaves them raw with csvFormulas=keep', async () => {
+    const res = await asText(results(botId, `?format=csv&csvFormulas=keep&fields=${fields}`));
+    expect(textOf(res)).toBe(
+      `${fields}\r\n"=HYPERLINK(""http://evil.example"",""x"")",+cmd|' /C calc'!A0,@SUM(A1:A2),-1+2,\tx,"\r=1",-2.5,-2.5,ok\r\n`,
+    );
+    const extract = await asText(
+      request(h.app)
+        .get(`/api/v1/executions/${executionId}/extract?format=csv&csvFormulas=keep&fields=sum`)
+        .set(org.auth('read')),
+    );
+    expect(textOf(extract)).toBe('sum\r\n@SUM(A1:A2)\r\n');
+  });
+
+  it('refuses an unknown value, and csvFormulas without format=csv', async () => {
+    const extract = (query: string) =>
+      request(h.app).get(`/api/v1/executions/${executionId}/extract${query}`).set(org.auth('read'));
+    for (const res of [
+      await results(botId, '?format=csv&csvFormulas=sometimes'),
+      await results(botId, '?csvFormulas=keep'),
+      await results(botId, '?format=jsonl&csvFormulas=neutralise'),
+      await extract('?csvFormulas=keep'),
+      await extract('?format=csv&csvFormulas=KEEP'),
+    ]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('validation_error');
+      expect(JSON.stringify(res.body.error.details)).toContain('csvFormulas');
+    }
+  });
+});
+
 describe('streaming', () => {
   const RUNS = 5_000;
   let botId: string;

@@ -1,4 +1,4 @@
-import { createColumnCollector, csvRowOf, projectRecord, recordsOfRun } from './export-records';
+import { createColumnCollector, csvCell, csvRowOf, projectRecord, recordsOfRun } from './export-records';
 
 /*
  * Record shaping without a database: the cases the route tests do not reach, chiefly data from a
@@ -21,7 +21,7 @@ it('keeps a `__proto__` key of the data as data, never as a prototype', () => {
   const collector = createColumnCollector();
   collector.add(record!);
   expect(collector.columns()).toEqual(['executionId', 'completedAt', '__proto__.polluted', 'title']);
-  expect(csvRowOf(record!, collector.columns(), false)).toEqual(['exe_1', '5', 'true', 'x']);
+  expect(csvRowOf(record!, collector.columns(), false, 'neutralise')).toEqual(['exe_1', '5', 'true', 'x']);
 });
 
 it('names the run in executionId and completedAt even when the data has keys of those names', () => {
@@ -36,4 +36,14 @@ it('refuses past the column bound, and counts each name once', () => {
   collector.add({ executionId: 'e', completedAt: 1, a: 2, b: [2] });
   expect(collector.columns()).toEqual(['executionId', 'completedAt', 'a', 'b.0']);
   expect(() => collector.add({ c: true })).toThrow(/more than 4 distinct columns/);
+});
+
+it('prefixes a cell starting as a formula with a quote, unless it is a plain number or formulas are kept', () => {
+  for (const formula of ['=1+1', '+cmd', '-x', '@SUM(A1)', '\tx', '\rx', '-', '+', '-1+2', '-2.5 '])
+    expect(csvCell(formula, 'neutralise')).toBe(`'${formula}`);
+  for (const value of ['-2.5', '+1', '-.5', '-1e-3', '3', '', 'a=b', ' =x'])
+    expect(csvCell(value, 'neutralise')).toBe(value);
+  expect(csvCell(-2.5, 'neutralise')).toBe('-2.5');
+  expect(csvCell({ a: '=1' }, 'neutralise')).toBe('{"a":"=1"}');
+  expect(csvCell('=1+1', 'keep')).toBe('=1+1');
 });

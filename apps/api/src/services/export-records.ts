@@ -86,11 +86,39 @@ export function createColumnCollector(maxColumns = MAX_DISCOVERED_COLUMNS) {
 }
 
 /**
+ * What a CSV does with cells a spreadsheet would run as a formula (`=HYPERLINK(...)`, `+cmd|...`,
+ * `@SUM(...)`): `neutralise` (the default) prefixes them with `'`, `keep` leaves them raw.
+ */
+export const CSV_FORMULA_HANDLING = ['neutralise', 'keep'] as const;
+export type CsvFormulaHandling = (typeof CSV_FORMULA_HANDLING)[number];
+
+/** The first characters with which Excel, LibreOffice and Google Sheets start a formula (OWASP's CSV injection list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A number as a spreadsheet reads it (`-2.5`, `+1e3`): a value, not a formula, so it stays as it is. */
+const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * The one encoder of a CSV cell, header names included (they are the data's keys): its text
+ * (flat-record.ts), with a cell a spreadsheet would take for a formula prefixed with `'` unless
+ * formulas are kept (docs/results-export.md).
+ */
+export function csvCell(value: unknown, formulas: CsvFormulaHandling): string {
+  const text = cellText(value);
+  if (formulas === 'keep' || !FORMULA_START.test(text) || PLAIN_NUMBER.test(text)) return text;
+  return `'${text}`;
+}
+
+/**
  * A record's CSV row for these columns. A record projected on `fields` has exactly those keys (a
  * field may hold a whole object); discovered columns are the record's own flattened names.
  */
-export function csvRowOf(record: ExportRecord, columns: readonly string[], projected: boolean): string[] {
-  if (projected) return columns.map((field) => cellText(Object.hasOwn(record, field) ? record[field] : null));
+export function csvRowOf(
+  record: ExportRecord,
+  columns: readonly string[],
+  projected: boolean,
+  formulas: CsvFormulaHandling,
+): string[] {
+  if (projected) return columns.map((field) => csvCell(Object.hasOwn(record, field) ? record[field] : null, formulas));
   const flat = flattenRecord(record);
-  return columns.map((column) => cellText(flat.get(column)));
+  return columns.map((column) => csvCell(flat.get(column), formulas));
 }

@@ -7,7 +7,9 @@ import { pipeline } from 'node:stream/promises';
 import { EXPORT_CONTENT_TYPES, type ExportFormat } from '../routes/results-export.contract';
 import {
   createColumnCollector,
+  csvCell,
   csvRowOf,
+  type CsvFormulaHandling,
   projectRecord,
   recordsOfRun,
   type ExportRecord,
@@ -63,6 +65,8 @@ export function singleRunPages(run: CompletedExtract): RunPages {
 export interface ExportRequest {
   format: ExportFormat;
   shape: RecordShape;
+  /** What a CSV does with cells that would run as spreadsheet formulas. */
+  csvFormulas: CsvFormulaHandling;
   runs: RunPages;
   /** The download's name without extension, e.g. `bot_...-results`. */
   filename: string;
@@ -127,8 +131,9 @@ async function* csvRows(
   records: AsyncIterable<ExportRecord>,
   columns: readonly string[],
   projected: boolean,
+  formulas: CsvFormulaHandling,
 ): AsyncGenerator<string[]> {
-  for await (const record of records) yield csvRowOf(record, columns, projected);
+  for await (const record of records) yield csvRowOf(record, columns, projected, formulas);
 }
 
 /**
@@ -136,10 +141,10 @@ async function* csvRows(
  * quote, CR or LF, its quotes doubled. csv-stringify only quotes a bare CR or LF when told to once
  * the record delimiter is CRLF (quote_record_delimiter), so it is told.
  */
-const csvEncoder = (columns: readonly string[]): Duplex =>
+const csvEncoder = (columns: readonly string[], formulas: CsvFormulaHandling): Duplex =>
   stringify({
     header: true,
-    columns: columns.map((column) => ({ key: column, header: column })),
+    columns: columns.map((column) => ({ key: column, header: csvCell(column, formulas) })),
     record_delimiter: '\r\n',
     quote_record_delimiter: true,
     eof: true,
@@ -178,12 +183,15 @@ function attachment(filename: string, format: ExportFormat): string {
  * the client left, or a failure cut it short (logged).
  */
 export async function sendExport(res: Response, request: ExportRequest): Promise<void> {
-  const { format, shape, runs } = request;
+  const { format, shape, runs, csvFormulas } = request;
   const columns = format === 'csv' ? (shape.fields ?? (await discoverColumns(runs, shape))) : [];
   const records = recordsOf(await startedPass(runs), shape);
   const stages: (Readable | Duplex)[] =
     format === 'csv'
-      ? [Readable.from(csvRows(records, columns, shape.fields !== undefined)), csvEncoder(columns)]
+      ? [
+          Readable.from(csvRows(records, columns, shape.fields !== undefined, csvFormulas)),
+          csvEncoder(columns, csvFormulas),
+        ]
       : [Readable.from(format === 'json' ? jsonArray(records) : jsonLines(records))];
 
   res.status(200);

@@ -1,5 +1,7 @@
 import { streamBotResults } from '@botfleet/sdk';
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
 import type { CommandContext } from '../context';
 import { UsageError } from '../usage-error';
@@ -9,31 +11,21 @@ type Format = (typeof FORMATS)[number];
 
 const isFormat = (value: string): value is Format => (FORMATS as readonly string[]).includes(value);
 
+/** How a copy ends when whoever reads the output has closed it: how `| head` says "enough". */
+const READER_GONE = new Set(['EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
 /**
- * Copies the body to `out` as it arrives, waiting whenever `out` is full, so an export of any size
- * never sits in memory. A reader that stops early (`| head`) ends the copy quietly and cancels the
- * download, which stops the export on the server.
+ * Copies the body to `out` as it arrives, with Node's own backpressure (a full `out` pauses the
+ * download), so an export of any size never sits in memory. A reader that stops early (`| head`)
+ * ends the copy quietly, and the pipeline's teardown cancels the download, which stops the export
+ * on the server. `out` is left open: it is the process's standard output.
  */
 async function copyTo(body: ReadableStream<Uint8Array>, out: NodeJS.WritableStream): Promise<void> {
-  const reader = body.getReader();
-  let failure: NodeJS.ErrnoException | undefined;
-  const onError = (error: NodeJS.ErrnoException) => {
-    failure = error;
-  };
-  out.on('error', onError);
   try {
-    while (failure === undefined) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      // An error while waiting (EPIPE) rejects the wait; onError has kept it for the loop to judge.
-      if (!out.write(value)) await Promise.race([once(out, 'drain'), once(out, 'close')]).catch(() => undefined);
-    }
-    // EPIPE: whoever read the output closed it, which is how `| head` says "enough".
-    if (failure.code !== 'EPIPE') throw failure;
-  } finally {
-    out.off('error', onError);
-    if (failure !== undefined) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+    // The DOM's and Node's ReadableStream types differ in name only: fetch's body is Node's.
+    await pipeline(Readable.fromWeb(body as NodeReadableStream<Uint8Array>), out, { end: false });
+  } catch (error) {
+    if (!READER_GONE.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
   }
 }
 

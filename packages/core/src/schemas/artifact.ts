@@ -9,5 +9,17 @@ import { z } from 'zod';
 export const ArtifactKindSchema = z.enum(['screenshot', 'download', 'trace', 'har', 'stepScreenshot']);
 export type ArtifactKind = z.infer<typeof ArtifactKindSchema>;
 
+/**
+ * The content type each kind is stored and served with. A download's is neutral: what a page
+ * claims for a file is not trusted to be rendered anywhere.
+ */
+export const ARTIFACT_CONTENT_TYPES = {
+  screenshot: 'image/png',
+  stepScreenshot: 'image/png',
+  trace: 'application/zip',
+  har: 'application/json',
+  download: 'application/octet-stream',
+} as const satisfies Record<ArtifactKind, string>;
+
 /** An artifact's content as a run hands it over: bytes in memory, or a file the store streams from. */
 export type ArtifactContent = Buffer | { path: string };

@@ -7,7 +7,7 @@ import {
   type ElementSelector,
   type SelectorAlternative,
 } from './element-selector';
-import { pageFunction, PROBE_ELEMENTS_HELPER, type ElementFilters, type ElementProbe } from './page-functions';
+import { PROBE_ELEMENTS_HELPER, probeElementsInPage, type ElementFilters, type ElementProbe } from './page-functions';
 import type { ScriptHelper, ScriptWriter } from './script-writer';
 import { describeSelector } from './selector-text';
 import type { StepPage } from './step-page';
@@ -42,9 +42,7 @@ export interface LocatedElement {
 
 /** How many of the selector's matches pass `filters`, and the first match's tag. */
 export const probe = (page: StepPage, selector: string, filters: ElementFilters | null): Promise<ElementProbe> =>
-  page
-    .locator(selector)
-    .evaluateAll(pageFunction<ElementProbe>(PROBE_ELEMENTS_HELPER), filters ? JSON.stringify(filters) : null);
+  page.locator(selector).evaluateAll(probeElementsInPage, filters ? JSON.stringify(filters) : null);
 
 /**
  * The selector of a chain's last link, looked up inside every match of the link before it (an

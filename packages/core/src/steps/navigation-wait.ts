@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { framePrefix } from './element-selector';
 import { LOCATE_DEFAULT_TIMEOUT_MS } from './locate-element';
-import { FRAME_DOCUMENT_HELPER, pageFunction, type FrameDocument } from './page-functions';
+import { FRAME_DOCUMENT_HELPER, frameDocumentInPage } from './page-functions';
 import type { ScriptHelper, ScriptWriter } from './script-writer';
 import type { StepPage } from './step-page';
 
@@ -64,8 +64,7 @@ async function withFrameNavigationWait<T>(
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   const root = page.locator(`${framePrefix(frame)}:root`);
-  const read = () =>
-    root.evaluateAll(pageFunction<FrameDocument | null>(FRAME_DOCUMENT_HELPER), null).catch(() => null);
+  const read = () => root.evaluateAll(frameDocumentInPage, null).catch(() => null);
   const before = await read();
   const result = await act();
   const expected = wait.url === undefined ? undefined : normalizeUrl(wait.url);

@@ -1,3 +1,4 @@
+import { pageFunctionFromSource, type PageFunction } from '../page-function';
 import type { ScriptHelper } from './script-writer';
 import type { PageElement } from './step-page';
 
@@ -162,16 +163,15 @@ async function expressionIsTruthy(elements, expression) {
 }`,
 };
 
-/**
- * The helper as a function the interpreter can pass to evaluateAll: Playwright serialises it
- * with toString(), which returns the helper's source, so it never runs in the worker.
- */
-export function pageFunction<R>(helper: ScriptHelper): (elements: PageElement[], arg: string | null) => R {
-  const stub = (): R => {
-    throw new Error(`${helper.name} runs in the page only`);
-  };
-  // Without the leading comment lines: Playwright reads the text as one function expression.
-  const source = helper.source.replace(/^(\s*\/\/[^\n]*\n)+/, '');
-  Object.defineProperty(stub, 'toString', { value: () => source });
-  return stub;
+/** A helper as the interpreter hands it to evaluateAll: the same text the generated script emits. */
+type HelperInPage<R> = PageFunction<(elements: PageElement[], arg: string | null) => R>;
+
+function helperInPage<R>(helper: ScriptHelper): HelperInPage<R> {
+  return pageFunctionFromSource(helper.name, helper.source);
 }
+
+export const probeElementsInPage = helperInPage<ElementProbe>(PROBE_ELEMENTS_HELPER);
+export const frameDocumentInPage = helperInPage<FrameDocument | null>(FRAME_DOCUMENT_HELPER);
+export const prepareKeystrokesInPage = helperInPage<PreparedKeystrokes>(PREPARE_KEYSTROKES_HELPER);
+export const scrollToPointInPage = helperInPage<boolean>(SCROLL_TO_HELPER);
+export const expressionIsTruthyInPage = helperInPage<boolean>(EVALUATE_EXPRESSION_HELPER);

@@ -1,3 +1,4 @@
+import type { PageFunction } from '../page-function';
 import type { CredentialValue } from '../sessions/credential';
 /**
  * The part of a Playwright page that step actions use, declared here so core stays free of
@@ -11,8 +12,8 @@ export interface StepPage {
   /** `type` sends `text` key by key to the focused element (`\n` presses Enter). */
   readonly keyboard: { press(key: string): Promise<void>; type(text: string): Promise<void> };
   waitForTimeout(ms: number): Promise<void>;
-  /** Runs `pageFunction` inside the web page (it must not use anything from this module's scope). */
-  evaluate<R>(pageFunction: () => R): Promise<R>;
+  /** Runs `pageFunction` inside the web page (declared with definePageFunction, see page-function.ts). */
+  evaluate<R>(pageFunction: PageFunction<() => R>): Promise<R>;
   screenshot(options: {
     type: 'png';
     fullPage: boolean;
@@ -48,13 +49,16 @@ export interface StepLocator {
    * conditional types, which a structural type cannot match, but it accepts concrete ones.
    */
   evaluateAll<R>(
-    pageFunction: (elements: PageElement[], attribute: string | null) => R,
+    pageFunction: PageFunction<(elements: PageElement[], attribute: string | null) => R>,
     attribute: string | null,
   ): Promise<R>;
-  evaluateAll<R>(pageFunction: (elements: PageElement[], read: BoundedRead) => R, read: BoundedRead): Promise<R>;
+  evaluateAll<R>(
+    pageFunction: PageFunction<(elements: PageElement[], read: BoundedRead) => R>,
+    read: BoundedRead,
+  ): Promise<R>;
   /** Runs `pageFunction` inside the web page on the one match, waiting for it as textContent does. */
   evaluate<R>(
-    pageFunction: (element: PageElement, read: BoundedRead) => R,
+    pageFunction: PageFunction<(element: PageElement, read: BoundedRead) => R>,
     read: BoundedRead,
     options: { timeout: number },
   ): Promise<R>;
@@ -88,9 +92,11 @@ export interface StepRunContext {
    */
   readonly maxOutputBytes: number;
   /**
-   * The value of a credential's field, current now (a TOTP code is made for this moment). The
-   * element `targetSelector` (a located step's full selector) finds is masked in every screenshot of the run from here on, and the value
-   * never reaches the run's outputs, logs or errors (the runner redacts it).
+   * The value of a credential's field, current now (a TOTP code is made for this moment). Refused
+   * (`credential_origin_mismatch`) unless the frame of the element `targetSelector` (a located
+   * step's full selector) finds is at one of the credential's origins. That element is masked in
+   * every screenshot of the run from here on, and the value never reaches the run's outputs, logs
+   * or errors (the runner redacts it).
    */
   credentialValue(value: CredentialValue, targetSelector: string): Promise<string>;
   /**

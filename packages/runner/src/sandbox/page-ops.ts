@@ -1,12 +1,15 @@
 import {
+  ARTIFACT_CONTENT_TYPES,
   assertViewport,
   boundedScreenshotOptions,
+  definePageFunction,
   judgeNavigableUrl,
   normalizeUrl,
   OutputTooLargeError,
   URL_NOT_ALLOWED,
 } from '@botfleet/core';
 import type { Page } from 'playwright-core';
+import { blockedNavigationMessage, refusedNavigation } from '../navigation-guard';
 import type { RunSession } from '../run-session';
 import type { BridgeArgs } from './bridge-args';
 import { SANDBOX_LIMITS } from './limits';
@@ -38,10 +41,15 @@ const ACTION_OPTIONS = ['timeout', 'force'];
 export const PAGE_OPS: ReadonlyMap<string, PageOp> = new Map<string, PageOp>([
   [
     'goto',
-    async (a, { page, timeout }) => {
+    async (a, { page, session, timeout }) => {
       // The one check every URL a run opens goes through (url_not_allowed); generated scripts too.
-      const verdict = judgeNavigableUrl(a.string(0, 'url'), { base: page.url(), allowAboutBlank: true });
-      if (!verdict.allowed) throw a.error(`${URL_NOT_ALLOWED}: ${verdict.reason}`);
+      // A refusal is logged as every blocked navigation is, besides failing the call.
+      const requested = a.string(0, 'url');
+      const verdict = judgeNavigableUrl(requested, { base: page.url(), allowAboutBlank: true });
+      if (!verdict.allowed) {
+        session.log('warn', 'runner', blockedNavigationMessage(refusedNavigation(requested)));
+        throw a.error(`${URL_NOT_ALLOWED}: ${verdict.reason}`);
+      }
       const { url } = verdict;
       const o = a.options(1, ['timeout', 'waitUntil']);
       const response = await page.goto(url, {
@@ -187,41 +195,31 @@ export const PAGE_OPS: ReadonlyMap<string, PageOp> = new Map<string, PageOp>([
     'title',
     async (_a, { page }) =>
       // A page can set a title of any length: measured before it crosses over, as content is.
-      measured(
-        await page.evaluate((limit) => {
-          const title = document.title;
-          return title.length > limit ? { text: null, over: title.length } : { text: title, over: 0 };
-        }, SANDBOX_LIMITS.maxTransferChars),
-      ),
+      measured(await page.evaluate(readTitleInPage, SANDBOX_LIMITS.maxTransferChars)),
   ],
   ['url', async (_a, { page }) => page.url()],
   [
     'content',
     async (_a, { page }) =>
       // What Playwright's page.content() serialises, measured before it crosses over.
-      measured(
-        await page.evaluate((limit) => {
-          let html = '';
-          if (document.doctype) html = new XMLSerializer().serializeToString(document.doctype);
-          if (document.documentElement) html += document.documentElement.outerHTML;
-          return html.length > limit ? { text: null, over: html.length } : { text: html, over: 0 };
-        }, SANDBOX_LIMITS.maxTransferChars),
-      ),
+      measured(await page.evaluate(readContentInPage, SANDBOX_LIMITS.maxTransferChars)),
   ],
   [
     'screenshot',
     async (a, { page, session, timeout }) => {
       const o = a.options(0, ['fullPage', 'timeout']);
       // Never `path`: the image goes to the session's artifact store, not to the worker's disk.
-      // A full page is clipped to MAX_SCREENSHOT_HEIGHT, as the screenshot step does.
-      const image = await page.screenshot(
-        boundedScreenshotOptions({
+      // A full page is clipped to MAX_SCREENSHOT_HEIGHT, as the screenshot step does. Masked as
+      // every screenshot of the run is (RunSecrets.masksOn): a script sees the page, not its image.
+      const image = await page.screenshot({
+        ...boundedScreenshotOptions({
           type: 'png' as const,
           fullPage: o.boolean('fullPage') ?? false,
           timeout: timeout(o.number('timeout')),
         }),
-      );
-      return { artifactId: await session.saveArtifact('screenshot', 'image/png', image) };
+        mask: session.secrets?.masksOn(page) ?? [],
+      });
+      return { artifactId: await session.saveArtifact('screenshot', ARTIFACT_CONTENT_TYPES.screenshot, image) };
     },
   ],
   // The script's page function runs inside a wrapper that measures its result in the page.
@@ -279,12 +277,11 @@ interface MeasuredText {
 }
 
 /**
- * Runs in the page (Playwright sends its source; no named inner functions, see extract-reading):
- * reads the element as Playwright's own textContent/innerText/inputValue/getAttribute do, and
- * sends the text back only when it is within the limit. A primitive string's length cannot be
- * faked by the page.
+ * Runs in the page: reads the element as Playwright's own textContent/innerText/inputValue/
+ * getAttribute do, and sends the text back only when it is within the limit. A primitive
+ * string's length cannot be faked by the page.
  */
-const readInPage = (el: Element, read: ElementRead): MeasuredText => {
+const readInPage = definePageFunction('readElementText', (el: Element, read: ElementRead): MeasuredText => {
   let text: string | null;
   if (read.kind === 'textContent') text = el.textContent;
   else if (read.kind === 'attribute') text = el.getAttribute(read.name ?? '');
@@ -297,7 +294,21 @@ const readInPage = (el: Element, read: ElementRead): MeasuredText => {
     text = el.value;
   }
   return text !== null && text.length > read.limit ? { text: null, over: text.length } : { text, over: 0 };
-};
+});
+
+/** Runs in the page: the document's title, within the limit. */
+const readTitleInPage = definePageFunction('readTitle', (limit: number): MeasuredText => {
+  const title = document.title;
+  return title.length > limit ? { text: null, over: title.length } : { text: title, over: 0 };
+});
+
+/** Runs in the page: what Playwright's page.content() serialises, within the limit. */
+const readContentInPage = definePageFunction('readContent', (limit: number): MeasuredText => {
+  let html = '';
+  if (document.doctype) html = new XMLSerializer().serializeToString(document.doctype);
+  if (document.documentElement) html += document.documentElement.outerHTML;
+  return html.length > limit ? { text: null, over: html.length } : { text: html, over: 0 };
+});
 
 /** Reads the first match of the selector inside the page (waiting for it, as Playwright's own reads do). */
 function readElement(kind: 'textContent' | 'innerText' | 'inputValue'): PageOp {

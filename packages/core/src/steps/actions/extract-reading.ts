@@ -1,6 +1,7 @@
 import type { ScriptHelper } from '../script-writer';
 import { OutputTooLargeError } from '../../output-bounds';
-import type { BoundedRead, PageFieldSpec, StepLocator, StepPage } from '../step-page';
+import { definePageFunction } from '../../page-function';
+import type { BoundedRead, PageElement, PageFieldSpec, StepLocator, StepPage } from '../step-page';
 
 /** The fields of an `extract` step that decide what it reads (templates already filled). */
 export interface ExtractSpec {
@@ -21,6 +22,81 @@ export type ExtractedValue = string | null | Array<string | null> | Array<Record
 /** What a read inside the page answers: the value, or how far it got past the limit. */
 type Bounded<T> = { value: T; over?: undefined } | { over: number };
 
+type Row = Record<string, string | null>;
+
+/** Runs in the page: the one match's trimmed text or attribute, within the limit. */
+const readOneInPage = definePageFunction(
+  'extractOneValue',
+  (el: PageElement, r: BoundedRead): Bounded<string | null> => {
+    const text = r.attribute ? el.getAttribute(r.attribute) : el.textContent === null ? null : el.textContent.trim();
+    return text !== null && text.length + 2 > r.limit ? { over: text.length + 2 } : { value: text };
+  },
+);
+
+/** Runs in the page: one value per match, measured as it is read. */
+const readAllInPage = definePageFunction(
+  'extractAllValues',
+  (elements: PageElement[], r: BoundedRead): Bounded<Array<string | null>> => {
+    const values: Array<string | null> = [];
+    let size = 2;
+    for (const el of elements) {
+      const value = r.attribute ? el.getAttribute(r.attribute) : (el.textContent ?? '').trim();
+      size += value === null ? 5 : value.length + 3;
+      if (size > r.limit) return { over: size };
+      values.push(value);
+    }
+    return { value: values };
+  },
+);
+
+/**
+ * Runs in the page: one object per match, each field from the first element matching its
+ * selector inside the match, or null when a field selector is not plain CSS (see extractRecords).
+ */
+const readRecordsInPage = definePageFunction(
+  'extractRecordFields',
+  (elements: PageElement[], r: BoundedRead): Bounded<Row[]> | null => {
+    const fieldSpecs = r.fields ?? [];
+    try {
+      for (const f of fieldSpecs) document.createDocumentFragment().querySelector(f.selector);
+    } catch {
+      return null; // Not CSS: let Playwright's selector engine handle it.
+    }
+    // The light DOM first, then open shadow roots (the match's own, then its descendants').
+    const firstDeepMatch = (el: Element, selector: string): Element | null => {
+      const roots: Array<Element | ShadowRoot> = [el];
+      while (roots.length > 0) {
+        const root = roots.shift()!;
+        const found = root.querySelector(selector);
+        if (found) return found;
+        const hosts = Array.from(root.querySelectorAll('*'));
+        if (root instanceof Element) hosts.unshift(root);
+        for (const host of hosts) if (host.shadowRoot) roots.push(host.shadowRoot);
+      }
+      return null;
+    };
+    const rows: Row[] = [];
+    let size = 2;
+    for (const el of elements) {
+      const row: Row = {};
+      for (const f of fieldSpecs) {
+        const target = firstDeepMatch(el, f.selector);
+        const value = !target
+          ? null
+          : f.attribute
+            ? target.getAttribute(f.attribute)
+            : (target.textContent ?? '').trim();
+        row[f.name] = value;
+        size += f.name.length + (value === null ? 8 : value.length + 6);
+      }
+      size += 3;
+      if (size > r.limit) return { over: size };
+      rows.push(row);
+    }
+    return { value: rows };
+  },
+);
+
 /**
  * Reads an `extract` step (semantics in extract.ts). A single value waits (up to the timeout)
  * for its element, so a missing one fails the step; a list does not wait: zero matches is a
@@ -39,15 +115,8 @@ export async function extractValue(
   if (spec.multiple && spec.fields) return extractRecords(matches, spec.fields, limit);
   if (spec.multiple) return within(await readAll(matches, spec.attribute ?? null, limit), limit);
   const read: BoundedRead = { attribute: spec.attribute ?? null, fields: null, limit };
-  // Runs in the page; `evaluate` waits for the element as textContent/getAttribute would.
-  const one = await matches.first().evaluate(
-    (el, r): Bounded<string | null> => {
-      const text = r.attribute ? el.getAttribute(r.attribute) : el.textContent === null ? null : el.textContent.trim();
-      return text !== null && text.length + 2 > r.limit ? { over: text.length + 2 } : { value: text };
-    },
-    read,
-    { timeout: timeoutMs },
-  );
+  // `evaluate` waits for the element as textContent/getAttribute would.
+  const one = await matches.first().evaluate(readOneInPage, read, { timeout: timeoutMs });
   return within(one, limit);
 }
 
@@ -65,23 +134,8 @@ function readAll(
   attribute: string | null,
   limit: number,
 ): Promise<Bounded<Array<string | null>>> {
-  return locator.evaluateAll(
-    (elements, r): Bounded<Array<string | null>> => {
-      const values: Array<string | null> = [];
-      let size = 2;
-      for (const el of elements) {
-        const value = r.attribute ? el.getAttribute(r.attribute) : (el.textContent ?? '').trim();
-        size += value === null ? 5 : value.length + 3;
-        if (size > r.limit) return { over: size };
-        values.push(value);
-      }
-      return { value: values };
-    },
-    { attribute, fields: null, limit },
-  );
+  return locator.evaluateAll(readAllInPage, { attribute, fields: null, limit });
 }
-
-type Row = Record<string, string | null>;
 
 /**
  * One object per match; each field is the first element matching its selector inside the match
@@ -101,47 +155,7 @@ async function extractRecords(
     selector: f.selector,
     attribute: f.attribute ?? null,
   }));
-  // Runs in the page. No named inner functions: tsx/esbuild would wrap them in a `__name`
-  // helper that exists in Node, not in the page (a ReferenceError there).
-  const fast = await matches.evaluateAll(
-    (elements, r): Bounded<Row[]> | null => {
-      const fieldSpecs = r.fields ?? [];
-      try {
-        for (const f of fieldSpecs) document.createDocumentFragment().querySelector(f.selector);
-      } catch {
-        return null; // Not CSS: let Playwright's selector engine handle it.
-      }
-      const rows: Row[] = [];
-      let size = 2;
-      for (const el of elements) {
-        const row: Row = {};
-        for (const f of fieldSpecs) {
-          // The light DOM first, then open shadow roots (the match's own, then its descendants').
-          let target: Element | null = null;
-          const roots: Array<Element | ShadowRoot> = [el];
-          while (target === null && roots.length > 0) {
-            const root = roots.shift()!;
-            target = root.querySelector(f.selector);
-            const hosts = Array.from(root.querySelectorAll('*'));
-            if (root instanceof Element) hosts.unshift(root);
-            for (const host of hosts) if (host.shadowRoot) roots.push(host.shadowRoot);
-          }
-          const value = !target
-            ? null
-            : f.attribute
-              ? target.getAttribute(f.attribute)
-              : (target.textContent ?? '').trim();
-          row[f.name] = value;
-          size += f.name.length + (value === null ? 8 : value.length + 6);
-        }
-        size += 3;
-        if (size > r.limit) return { over: size };
-        rows.push(row);
-      }
-      return { value: rows };
-    },
-    { attribute: null, fields: specs, limit },
-  );
+  const fast = await matches.evaluateAll(readRecordsInPage, { attribute: null, fields: specs, limit });
   if (fast) return within(fast, limit);
 
   const count = await matches.count();

@@ -3,12 +3,7 @@ import { defineStepAction } from '../define-step-action';
 import { ELEMENT_FIELDS, isPlainSelector } from '../element-selector';
 import { describeElement, locatedOutput, locateElement, probe, scriptTarget, timeLeft } from '../locate-element';
 import { NavigationWaitSchema, navigationWaitScript, withNavigationWait } from '../navigation-wait';
-import {
-  pageFunction,
-  PREPARE_KEYSTROKES_HELPER,
-  PROBE_ELEMENTS_HELPER,
-  type PreparedKeystrokes,
-} from '../page-functions';
+import { prepareKeystrokesInPage, PREPARE_KEYSTROKES_HELPER, PROBE_ELEMENTS_HELPER } from '../page-functions';
 import { CredentialValueSchema } from '../../sessions/credential';
 import { TemplatedTextSchema } from '../step-fields';
 import type { StepLocator, StepPage } from '../step-page';
@@ -98,7 +93,7 @@ const CANNOT_FILL = 'Element cannot be filled out: it is not an input, textarea,
 /** The interpreter's side of `keystrokes`: the page readies the element, then the rest is typed or clicked. */
 async function putInWithKeystrokes(page: StepPage, element: StepLocator, value: string, options: { timeout: number }) {
   await element.waitFor({ state: 'visible', ...options });
-  const prepared = await element.evaluateAll(pageFunction<PreparedKeystrokes>(PREPARE_KEYSTROKES_HELPER), value);
+  const prepared = await element.evaluateAll(prepareKeystrokesInPage, value);
   if (prepared.how === 'unknown') throw new Error(CANNOT_FILL);
   if (prepared.how === 'type') await page.keyboard.type(prepared.text);
   if (prepared.how === 'click') await element.click(options);

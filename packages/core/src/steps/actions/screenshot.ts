@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boundedScreenshotOptions } from '../../output-bounds';
+import { ARTIFACT_CONTENT_TYPES } from '../../schemas/artifact';
 import { defineStepAction } from '../define-step-action';
 
 /**
@@ -14,7 +15,7 @@ export const screenshotAction = defineStepAction({
     const png = await run.screenshot(
       boundedScreenshotOptions({ type: 'png', fullPage: step.fullPage ?? false, timeout: run.timeoutMs }),
     );
-    return { artifactId: await run.saveArtifact('screenshot', 'image/png', png) };
+    return { artifactId: await run.saveArtifact('screenshot', ARTIFACT_CONTENT_TYPES.screenshot, png) };
   },
   describe: (step) => (step.fullPage ? 'screenshot full page' : 'screenshot'),
   toScript: (step) => [`return page.screenshot(${step.fullPage ? '{ fullPage: true }' : ''});`],

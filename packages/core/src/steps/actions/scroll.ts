@@ -2,9 +2,14 @@ import { z } from 'zod';
 import { defineStepAction } from '../define-step-action';
 import { ElementSelectorSchema, FramePathSchema, framePrefix } from '../element-selector';
 import { describeElement, locatedOutput, locateElement, scriptTarget, timeLeft } from '../locate-element';
-import { pageFunction, SCROLL_TO_HELPER } from '../page-functions';
+import { definePageFunction } from '../../page-function';
+import { SCROLL_TO_HELPER, scrollToPointInPage } from '../page-functions';
 
 const CoordinateSchema = z.number().min(0).max(10_000_000);
+
+const scrollToBottomInPage = definePageFunction('scrollToBottom', () =>
+  window.scrollTo(0, document.documentElement.scrollHeight),
+);
 
 /**
  * scroll: without `x`/`y`, scrolls `selector` into view, or the page to the bottom; with them,
@@ -22,15 +27,15 @@ export const scrollAction = defineStepAction({
   async perform(page, step, { timeoutMs }) {
     const point = pointOf(step);
     if (step.selector === undefined) {
-      if (point === null) await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-      else await page.locator(`${framePrefix(step.frame)}:root`).evaluateAll(pageFunction(SCROLL_TO_HELPER), point);
+      if (point === null) await page.evaluate(scrollToBottomInPage);
+      else await page.locator(`${framePrefix(step.frame)}:root`).evaluateAll(scrollToPointInPage, point);
       return undefined;
     }
     const startedAt = Date.now();
     const target = await locateElement(page, { ...step, selector: step.selector }, timeoutMs);
     const element = page.locator(target.selector).first();
     if (point === null) await element.scrollIntoViewIfNeeded({ timeout: timeLeft(startedAt, timeoutMs) });
-    else await element.evaluateAll(pageFunction(SCROLL_TO_HELPER), point);
+    else await element.evaluateAll(scrollToPointInPage, point);
     return locatedOutput(target);
   },
   describe(step) {

@@ -14,7 +14,7 @@ import {
   type CountOperator,
   type CountWanted,
 } from '../locate-element';
-import { EVALUATE_EXPRESSION_HELPER, pageFunction, type ElementFilters } from '../page-functions';
+import { EVALUATE_EXPRESSION_HELPER, expressionIsTruthyInPage, type ElementFilters } from '../page-functions';
 import type { StepPage } from '../step-page';
 
 /** How deep a `properties` value may nest: enough for any DOM property, and no recursion to exhaust. */
@@ -165,7 +165,7 @@ async function waitForExpression(
 ): Promise<undefined> {
   const deadline = Date.now() + timeoutMs;
   const root = page.locator(`${framePrefix(frame)}:root`);
-  while (!(await root.evaluateAll(pageFunction<boolean>(EVALUATE_EXPRESSION_HELPER), expression))) {
+  while (!(await root.evaluateAll(expressionIsTruthyInPage, expression))) {
     if (Date.now() >= deadline) throw new Error(expressionTimeout(timeoutMs));
     await page.waitForTimeout(LOCATE_POLL_MS);
   }
