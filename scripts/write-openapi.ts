@@ -8,7 +8,7 @@
  * depends only on the routes and the default settings (MIN_SCHEDULE_INTERVAL_SECONDS appears in a
  * summary).
  */
-import { apiDocument, apiRoutes, createIdleLiveEvents, type ApiSettings } from '@botfleet/api';
+import { apiDocument, apiRoutes, createIdleLiveEvents, createStreamSlots, type ApiSettings } from '@botfleet/api';
 import { createLogger, createSecretBox, parseEnv } from '@botfleet/core';
 import { createPrismaClient } from '@botfleet/db';
 import { createQueues } from '@botfleet/queue';
@@ -40,6 +40,13 @@ async function main(): Promise<void> {
     redis,
     queues: createQueues(redis, 'openapi'),
     liveEvents,
+    // Never acquired: slots are taken per request.
+    streamSlots: createStreamSlots({
+      redis,
+      prefix: 'openapi',
+      limits: { perOrganization: 1, perKey: 1, perProcess: 1 },
+      logger,
+    }),
     logger,
     secretBox: createSecretBox(randomBytes(32)),
     settings,

@@ -3,6 +3,7 @@ import type { ArtifactStore, PrismaClient } from '@botfleet/db';
 import type { Ops } from '@botfleet/ops';
 import type { Queues, RedisConnection } from '@botfleet/queue';
 import type { LiveEvents } from './live/live-events';
+import type { StreamSlots } from './live/stream-slots';
 
 /** Everything the API needs, built once by the launcher (or by a test) and passed in. */
 export interface ApiDeps {
@@ -14,6 +15,8 @@ export interface ApiDeps {
   settings: ApiSettings;
   /** The process's live fan-out behind the event streams (live/start-live-events.ts). */
   liveEvents: LiveEvents;
+  /** The caps on streams open at once (live/stream-slots.ts); every long-lived stream takes a slot. */
+  streamSlots: StreamSlots;
   /** Where artifacts' content lies (ARTIFACT_STORE): downloads stream from it, deleted bots' objects go. PostgreSQL when omitted. */
   artifactStore?: ArtifactStore;
   /**
@@ -53,4 +56,12 @@ export interface ApiSettings {
   opsAdminToken?: string;
   /** SSE_HEARTBEAT_SECONDS: how often open event streams get a heartbeat comment (default 15 s). */
   sseHeartbeatSeconds?: number;
+  /** MAX_STREAMS_PER_ORG: streams one organization may have open at once, fleet-wide (default 100). */
+  maxStreamsPerOrg?: number;
+  /** MAX_STREAMS_PER_KEY: streams one API key may have open at once, fleet-wide (default 50). */
+  maxStreamsPerKey?: number;
+  /** MAX_STREAMS_PER_PROCESS: streams this process may hold; unset: derived from its open-file limit. */
+  maxStreamsPerProcess?: number;
+  /** DATABASE_POOL_SIZE, which the derived process cap leaves file descriptors for. */
+  databasePoolSize?: number;
 }

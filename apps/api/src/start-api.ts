@@ -6,7 +6,9 @@ import { createServer, type Server } from 'node:http';
 import { createApp } from './app';
 import type { ApiSettings } from './deps';
 import { answerClientError } from './http/client-error';
+import { streamSlotLimitsOf } from './live/process-stream-cap';
 import { startLiveEvents } from './live/start-live-events';
+import { createStreamSlots } from './live/stream-slots';
 
 /** Headers must be complete within this; a client trickling them in is cut off with 408. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -48,11 +50,18 @@ async function startApiRole(options: StartApiOptions) {
     redis: options.redis,
     queuePrefix: options.queuePrefix,
   });
+  const streamSlots = createStreamSlots({
+    redis,
+    prefix: options.queuePrefix,
+    limits: streamSlotLimitsOf(options.settings),
+    logger: options.logger,
+  });
   const app = createApp({
     db: options.db,
     redis,
     queues,
     liveEvents: live.live,
+    streamSlots,
     logger: options.logger,
     secretBox: options.secretBox,
     settings: options.settings,
@@ -92,6 +101,8 @@ async function startApiRole(options: StartApiOptions) {
       // Event streams never end by themselves: end them now (their clients reconnect elsewhere
       // with their Last-Event-ID), or they would hold the close until the drain's deadline.
       await live.stop();
+      // Each ended stream released its slot; this waits for those releases (and any left) to reach Redis.
+      await streamSlots.close();
       // Their keep-alive sockets are idle now; close() only closed those idle when it was called.
       server.closeIdleConnections();
       await closed;

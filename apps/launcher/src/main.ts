@@ -177,6 +177,10 @@ async function main(): Promise<void> {
         webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
         opsAdminToken: env.OPS_ADMIN_TOKEN,
         sseHeartbeatSeconds: env.SSE_HEARTBEAT_SECONDS,
+        maxStreamsPerOrg: env.MAX_STREAMS_PER_ORG,
+        maxStreamsPerKey: env.MAX_STREAMS_PER_KEY,
+        maxStreamsPerProcess: env.MAX_STREAMS_PER_PROCESS,
+        databasePoolSize: env.DATABASE_POOL_SIZE,
       },
     });
     started.push(api);

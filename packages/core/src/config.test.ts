@@ -55,6 +55,20 @@ describe('parseEnv', () => {
     }
   });
 
+  it('caps open streams at 100 per organization and 50 per key, and derives the process cap unless set', () => {
+    expect(parseEnv({})).toMatchObject({ MAX_STREAMS_PER_ORG: 100, MAX_STREAMS_PER_KEY: 50 });
+    expect(parseEnv({}).MAX_STREAMS_PER_PROCESS).toBeUndefined();
+    expect(parseEnv({ MAX_STREAMS_PER_PROCESS: '' }).MAX_STREAMS_PER_PROCESS).toBeUndefined();
+    expect(
+      parseEnv({ MAX_STREAMS_PER_ORG: '500', MAX_STREAMS_PER_KEY: '20', MAX_STREAMS_PER_PROCESS: '2000' }),
+    ).toMatchObject({ MAX_STREAMS_PER_ORG: 500, MAX_STREAMS_PER_KEY: 20, MAX_STREAMS_PER_PROCESS: 2000 });
+    for (const name of ['MAX_STREAMS_PER_ORG', 'MAX_STREAMS_PER_KEY', 'MAX_STREAMS_PER_PROCESS']) {
+      for (const bad of ['0', '-3', '2.5', 'many']) {
+        expect(() => parseEnv({ [name]: bad })).toThrow(new RegExp(`${name}:`));
+      }
+    }
+  });
+
   it('bounds outputs at 1 MiB per step and 16 MiB per run, and retries a dead worker 3 times, by default', () => {
     expect(parseEnv({})).toMatchObject({
       MAX_STEP_OUTPUT_BYTES: 1024 * 1024,

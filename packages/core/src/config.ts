@@ -96,6 +96,12 @@ const EnvSchema = z.object({
   // A comment line on every open event stream this often, so proxies keep idle streams open
   // (docs/live-runs.md); below most proxies' 60 s idle timeout.
   SSE_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
+  // Long-lived streams open at once, across every API process (counted in Redis): per
+  // organization and per API key; past either, 429. Per API process (unset: derived from its
+  // open-file limit, docs/live-runs.md); past it, 503 while every other route keeps answering.
+  MAX_STREAMS_PER_ORG: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  MAX_STREAMS_PER_KEY: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  MAX_STREAMS_PER_PROCESS: z.coerce.number().int().min(1).max(1_000_000).optional(),
   EXECUTION_LOCK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
   STALLED_CHECK_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
   SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),

@@ -24,7 +24,16 @@ export interface CreatePrismaClientOptions {
   preparedStatements?: boolean;
   /** Shown in pg_stat_activity, so operators can tell botfleet's connections (and roles) apart. */
   applicationName?: string;
+  /** How long a query waits for a connection (a new one's connect, or a free one of the pool); default 10 s. */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * pg waits for a connection for ever by default: with PostgreSQL cut off (packets dropped, or a
+ * proxy that accepts and never answers) every request would hang. Past this the query fails, and
+ * translateDatabaseError makes it a 503 the client retries.
+ */
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * Prisma 7's client is Rust-free: it talks to PostgreSQL through the `pg` driver adapter, so the
@@ -35,6 +44,7 @@ export function createPrismaClient(databaseUrl: string, options: CreatePrismaCli
   const pool = new Pool({
     connectionString: databaseUrl,
     application_name: options.applicationName ?? 'botfleet',
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
   });
   // One pool for Prisma and for the hot prepared statements (queryPrepared); the adapter ends

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { StreamEvent } from './run-events';
+import type { StreamSlot } from './stream-slots';
 
 /** How long EventSource waits before it reconnects (the `retry:` line every stream starts with). */
 const RETRY_MS = 3_000;
@@ -30,11 +31,12 @@ export function sseFrame(event: StreamEvent): string {
 export const HEARTBEAT_FRAME = ': heartbeat\n\n';
 
 /**
- * Answers the request with an event stream. Nothing buffers it: no compression (and
- * `no-transform` keeps proxies from adding any), `X-Accel-Buffering: no` for nginx, and each
- * frame goes to the socket as it is written.
+ * Answers the request with an event stream, held under `slot` (StreamSlots.acquire) until it
+ * closes, whoever closes it. Nothing buffers it: no compression (and `no-transform` keeps proxies
+ * from adding any), `X-Accel-Buffering: no` for nginx, and each frame goes to the socket as it is
+ * written.
  */
-export function openSse(req: Request, res: Response): SseConnection {
+export function openSse(req: Request, res: Response, slot: StreamSlot): SseConnection {
   res.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-cache, no-transform',
@@ -52,8 +54,11 @@ export function openSse(req: Request, res: Response): SseConnection {
     closed = true;
     for (const listener of listeners.splice(0)) listener();
   };
+  listeners.push(() => slot.release());
   res.on('close', close);
-  return {
+  // The client may have gone while the slot was being taken: no 'close' would come any more.
+  if (req.socket.destroyed) close();
+  const conn: SseConnection = {
     write(frame) {
       if (closed) return;
       if (res.writableLength > MAX_UNSENT_BYTES) {
@@ -76,4 +81,6 @@ export function openSse(req: Request, res: Response): SseConnection {
       else listeners.push(listener);
     },
   };
+  slot.onLost(() => conn.end());
+  return conn;
 }

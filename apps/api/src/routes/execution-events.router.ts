@@ -23,7 +23,7 @@ const STREAM_HEADERS = {
  * The live event streams (contract-3 section 8, docs/live-runs.md). Declared before the
  * executions' own routes: `/executions/events` must not be taken for an execution's id.
  */
-export function executionEventRoutes({ liveEvents }: ApiDeps): Route[] {
+export function executionEventRoutes({ liveEvents, streamSlots }: ApiDeps): Route[] {
   return [
     defineRoute(
       {
@@ -36,7 +36,8 @@ export function executionEventRoutes({ liveEvents }: ApiDeps): Route[] {
           'A `status` event for every change of status of the organization’s runs (filters: `botId`, `status`), ' +
           'and a heartbeat comment every SSE_HEARTBEAT_SECONDS. The stream stays open. With `Last-Event-ID` it ' +
           'first sends the runs changed since shortly before that event (at least once: a repeat carries the ' +
-          'same state). See docs/live-runs.md.',
+          'same state). Streams open at once are capped per organization and per key (`429`) and per API ' +
+          'process (`503`), each with `Retry-After`. See docs/live-runs.md.',
         permission: 'read',
         query: OrganizationEventsQuerySchema,
         headers: OrganizationEventsHeadersSchema,
@@ -55,7 +56,8 @@ export function executionEventRoutes({ liveEvents }: ApiDeps): Route[] {
           ...(query.botId ? { botId: query.botId } : {}),
           ...(query.status ? { status: query.status.split(',') as ExecutionStatus[] } : {}),
         };
-        liveEvents.followOrganization(openSse(req, res), auth.organizationId, filter, resumeAfter);
+        const slot = await streamSlots.acquire(auth);
+        liveEvents.followOrganization(openSse(req, res, slot), auth.organizationId, filter, resumeAfter);
         return { status: 200, handled: true } as const;
       },
     ),
@@ -70,7 +72,8 @@ export function executionEventRoutes({ liveEvents }: ApiDeps): Route[] {
           'Events `status`, `step`, `log` and `end`, each with an `id`; the response ends after `end`. A run ' +
           'that already ended is replayed, then ended. Reconnect with `Last-Event-ID` to get exactly what was ' +
           'missed. A new attempt starts with a `status` event whose `attempt` is higher: its steps start again ' +
-          'at index 0. See docs/live-runs.md.',
+          'at index 0. Counts towards the caps on open streams (`429`, `503`, each with `Retry-After`). See ' +
+          'docs/live-runs.md.',
         permission: 'read',
         params: ExecutionParams,
         query: RunEventsQuerySchema,
@@ -85,9 +88,10 @@ export function executionEventRoutes({ liveEvents }: ApiDeps): Route[] {
           },
         },
       },
-      async ({ execution, query, headers, req, res }) => {
+      async ({ auth, execution, query, headers, req, res }) => {
         const from = headers['Last-Event-ID'] ?? query.lastEventId ?? START;
-        liveEvents.followRun(openSse(req, res), execution.id, from);
+        const slot = await streamSlots.acquire(auth);
+        liveEvents.followRun(openSse(req, res, slot), execution.id, from);
         return { status: 200, handled: true } as const;
       },
     ),
