@@ -1,5 +1,9 @@
-import { writeProgress } from '@botfleet/db';
-import { artifactInRow, createCompletedExecutionWithDelivery, createTestExecution } from '@botfleet/db/testing';
+import {
+  artifactInRow,
+  createCompletedExecutionWithDelivery,
+  createTestExecution,
+  seedProgress,
+} from '@botfleet/db/testing';
 import { startReceiver, type TestReceiver } from '@botfleet/testkit';
 import { isDeepStrictEqual } from 'node:util';
 import request from 'supertest';
@@ -61,7 +65,7 @@ beforeAll(async () => {
     organizationId: owner.id,
     extractedData: { price: '9.99' },
   });
-  await writeProgress(h.db, run.executionId, {
+  await seedProgress(h.db, run.executionId, {
     steps: [
       { index: 0, action: 'click', status: 'completed', data: null, error: null, startedAt: Date.now(), durationMs: 5 },
     ],
@@ -81,11 +85,15 @@ beforeAll(async () => {
     .send({ name: 'spare', permission: 'read' });
   const profile = await request(h.app).post('/api/v1/profiles').set(owner.auth('write')).send({ name: 'described' });
   const doomedProfile = await request(h.app).post('/api/v1/profiles').set(owner.auth('write')).send({ name: 'doomed' });
-  const credential = await request(h.app).post('/api/v1/credentials').set(owner.auth('write')).send({ name: 'used' });
+  const origins = ['https://shop.example'];
+  const credential = await request(h.app)
+    .post('/api/v1/credentials')
+    .set(owner.auth('write'))
+    .send({ name: 'used', origins });
   const doomedCredential = await request(h.app)
     .post('/api/v1/credentials')
     .set(owner.auth('write'))
-    .send({ name: 'doomed' });
+    .send({ name: 'doomed', origins });
   ids = {
     botId,
     credentialId: credential.body.id as string,

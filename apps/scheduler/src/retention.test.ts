@@ -1,16 +1,11 @@
 import { redisSettingsFromUrl } from '@botfleet/core';
-import {
-  createArtifactStore,
-  createPrismaClient,
-  writeProgress,
-  type ArtifactStore,
-  type PrismaClient,
-} from '@botfleet/db';
+import { createArtifactStore, createPrismaClient, type ArtifactStore, type PrismaClient } from '@botfleet/db';
 import {
   createTestBot,
   createTestDatabase,
   createTestExecution,
   createTestOrganization,
+  seedProgress,
   type TestDatabase,
 } from '@botfleet/db/testing';
 import { closeRedis, createRedisConnection } from '@botfleet/queue';
@@ -127,7 +122,7 @@ describe('with ARTIFACT_STORE=s3', () => {
   async function storedArtifact(executionId: string, content: string) {
     const artifactId = `art_${executionId}_${content}`;
     const placed = await store.put({ executionId, artifactId, contentType: 'text/plain' }, Buffer.from(content));
-    await writeProgress(db, executionId, {
+    await seedProgress(db, executionId, {
       steps: [],
       logs: [],
       artifacts: [{ id: artifactId, kind: 'trace', contentType: 'text/plain', ...placed }],

@@ -27,7 +27,7 @@ import {
 import { DelayedError, WaitingError, type Job } from 'bullmq';
 import type { Cancellations } from './cancellations';
 import { createCredentialSource, openBrowserSession, type RunBrowserSession } from './browser-session';
-import { createDbRunSession, type DbRunSession } from './db-run-session';
+import { createDbRunSession, SupersededAttemptError, type DbRunSession } from './db-run-session';
 import { loadProgram } from './load-program';
 
 const FLUSH_EVERY_MS = 1_000;
@@ -89,12 +89,14 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
   const { db, logger } = deps;
   // The run's state changes go through the engine, which applies the running cap and the
   // infrastructure-retry limit.
-  const engine: EngineDeps & { artifactUrls?: ArtifactUrlSettings } = {
+  const engine: EngineDeps & { artifactUrls?: ArtifactUrlSettings; secretBox?: SecretBox } = {
     db,
     queues: deps.queues,
     logger,
     settings: { maxRunningExecutionsPerOrg: deps.maxRunningPerOrganization, maxInfraRetries: deps.maxInfraRetries },
     artifactUrls: deps.artifactUrls,
+    // Seals the failure screenshot of a run that held secret values (docs/security.md).
+    secretBox: deps.secretBox,
   };
   const maxInfraRetries = maxInfraRetriesOf(engine.settings);
 
@@ -143,6 +145,15 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
     deps.metrics?.executionsRunning.inc();
     try {
       await runAttempt(job, executionId, claim, cancelSignal);
+    } catch (err) {
+      if (!(err instanceof SupersededAttemptError)) throw err;
+      // A newer attempt took the run over (this worker lost its job's lock: a long pause, or
+      // cut off from Redis): this one stopped its program and closed its browser context, and
+      // writes nothing more. The row and the job are the newer attempt's (docs/runs.md).
+      logger.warn(
+        { executionId, attempt: err.attempt },
+        `attempt ${err.attempt} of ${executionId} was superseded; stopping`,
+      );
     } finally {
       deps.metrics?.executionsRunning.dec();
     }
@@ -157,7 +168,6 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
     const claimed = claim.run;
     const startedAt = performance.now();
     const { shutdownSignal } = deps;
-    const signal = shutdownSignal ? AbortSignal.any([cancelSignal, shutdownSignal]) : cancelSignal;
     const log = logger.child({ executionId, attempt: claimed.attempt });
     const loaded = await loadProgram(db, claimed.botId, claimed.botVersion);
     if (!loaded) return;
@@ -171,6 +181,10 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
       attempt: claimed.attempt,
       credentials: createCredentialSource(db, deps.secretBox, claimed.organizationId),
       artifactStore: deps.artifactStore,
+      secretBox: deps.secretBox,
+      // A run on a profile is logged in: whatever it saves may show what the login opens.
+      sealArtifacts: claimed.profileId !== null,
+      logger: log,
       // The run's output is new, its status is not: readers fetch the steps and logs past their cursor.
       afterWrite: (changed) =>
         notifyBestEffort(log, { executionId }, [
@@ -186,6 +200,9 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
           ]),
         ]),
     });
+    // A cancel, the drain deadline, or a write that found the run no longer this attempt's (a
+    // newer attempt took it over, or a cancel whose message this worker missed) stops the run.
+    const signal = AbortSignal.any([cancelSignal, session.stopped, ...(shutdownSignal ? [shutdownSignal] : [])]);
     if (claim.kind === 'infra-retries-exhausted') {
       const { outcome } = claim;
       if (outcome.status === 'failed')
@@ -222,7 +239,11 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
     const flusher = setInterval(() => {
       flushing = flushing
         .then(() => session.flush())
-        .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'progress flush failed'));
+        .catch((err: unknown) => {
+          // Superseded: the session's `stopped` signal has already aborted the run.
+          if (!(err instanceof SupersededAttemptError))
+            log.warn({ err: (err as Error).message }, 'progress flush failed');
+        });
     }, FLUSH_EVERY_MS);
 
     let outcome: RunOutcome;
@@ -259,13 +280,22 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
       clearInterval(flusher);
       await flushing;
     }
+    session.throwIfSuperseded();
 
     // Stopped by the drain deadline, not by a user: the run goes back to the queue as `pending`
     // (an orderly hand-over, not counted as an infrastructure retry; the next claim starts
     // attempt N+1), and the job never counts as failed.
-    if (shutdownSignal?.aborted && !cancelSignal.aborted && (outcome.status === 'cancelled' || !botOutcome)) {
+    if (
+      shutdownSignal?.aborted &&
+      !cancelSignal.aborted &&
+      !session.stopped.aborted &&
+      (outcome.status === 'cancelled' || !botOutcome)
+    ) {
       session.log('warn', 'system', 'Worker shutting down: the execution goes back to the queue to run again');
-      await session.flush().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'progress flush failed'));
+      await session.flush().catch((err: unknown) => {
+        if (err instanceof SupersededAttemptError) throw err;
+        log.warn({ err: (err as Error).message }, 'progress flush failed');
+      });
       // If this fails or the process dies first, the row stays `running` and the lock expiry
       // brings the job back as a counted infrastructure retry: bounded either way.
       await requeueExecution(engine, { executionId, attempt: claimed.attempt }).catch((err: unknown) =>
@@ -307,6 +337,7 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
     log: Logger,
     profileState: Parameters<typeof completeExecution>[4] = null,
   ): Promise<void> {
+    const progress = session.drain();
     const finished = await completeExecution(
       engine,
       {
@@ -317,10 +348,11 @@ export function createExecutionRunProcessor(deps: ExecutionRunProcessorDeps) {
         profileId: claimed.profileId,
       },
       outcome,
-      session.drain(),
+      progress,
       profileState,
     );
     log.info({ status: finished ? outcome.status : 'superseded' }, 'execution finished');
+    if (!finished) await session.discardIfSuperseded(progress);
     if (finished) {
       const status = storedStatusOf(outcome);
       deps.metrics?.executionsTotal.inc({ status, trigger: claimed.trigger });

@@ -1,6 +1,6 @@
 import { createArtifactUrlSigner } from '@botfleet/core';
-import { createArtifactStore, newArtifactId, writeProgress, type ArtifactStore } from '@botfleet/db';
-import { artifactInRow, createTestExecution } from '@botfleet/db/testing';
+import { createArtifactStore, newArtifactId, type ArtifactStore } from '@botfleet/db';
+import { artifactInRow, createTestExecution, seedProgress } from '@botfleet/db/testing';
 import { startS3TestServer, type S3TestServer } from '@botfleet/testkit';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
@@ -60,7 +60,7 @@ it('streams an artifact kept in S3 through its signed URL', async () => {
   const id = newArtifactId();
   const placed = await store.put({ executionId, artifactId: id, contentType: 'application/zip' }, content);
   expect(placed.storageKey).toBe(`${executionId}/${id}`);
-  await writeProgress(h.db, executionId, {
+  await seedProgress(h.db, executionId, {
     steps: [],
     logs: [],
     artifacts: [{ id, kind: 'trace', contentType: 'application/zip', ...placed }],
@@ -77,7 +77,7 @@ it('answers 404 with the envelope when the bucket no longer has the object', asy
   const { executionId } = await newRun();
   const id = newArtifactId();
   const placed = await store.put({ executionId, artifactId: id, contentType: 'image/png' }, randomBytes(1000));
-  await writeProgress(h.db, executionId, {
+  await seedProgress(h.db, executionId, {
     steps: [],
     logs: [],
     artifacts: [{ id, kind: 'screenshot', contentType: 'image/png', ...placed }],
@@ -95,7 +95,7 @@ it('answers 404 with the envelope when the bucket no longer has the object', asy
 it('still serves an artifact kept in its row', async () => {
   const { executionId } = await newRun();
   const screenshot = artifactInRow('screenshot', 'image/png', Buffer.from('a png in the row'));
-  await writeProgress(h.db, executionId, { steps: [], logs: [], artifacts: [screenshot] });
+  await seedProgress(h.db, executionId, { steps: [], logs: [], artifacts: [screenshot] });
 
   const res = await download(screenshot.id);
   expect(res.status).toBe(200);
@@ -107,7 +107,7 @@ it("removes a deleted bot's objects from the bucket", async () => {
   const { botId, executionId } = await newRun();
   const id = newArtifactId();
   const placed = await store.put({ executionId, artifactId: id, contentType: 'application/zip' }, Buffer.from('zip'));
-  await writeProgress(h.db, executionId, {
+  await seedProgress(h.db, executionId, {
     steps: [],
     logs: [],
     artifacts: [{ id, kind: 'trace', contentType: 'application/zip', ...placed }],

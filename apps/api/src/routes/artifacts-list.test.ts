@@ -1,5 +1,5 @@
-import { newArtifactId, writeProgress } from '@botfleet/db';
-import { artifactInRow, createTestExecution } from '@botfleet/db/testing';
+import { newArtifactId } from '@botfleet/db';
+import { artifactInRow, createTestExecution, seedProgress } from '@botfleet/db/testing';
 import request from 'supertest';
 import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
@@ -20,7 +20,7 @@ it('lists every kind with its step and the size of its row, wherever the content
   const execution = await createTestExecution(h.db, { botId, organizationId: org.id });
   await h.db.execution.update({ where: { id: execution.id }, data: { status: 'failed', failedStepIndex: 2 } });
   const png = Buffer.from('png');
-  await writeProgress(h.db, execution.id, {
+  await seedProgress(h.db, execution.id, {
     steps: [],
     logs: [],
     artifacts: [

@@ -1,5 +1,4 @@
-import { artifactInRow, createTestExecution } from '@botfleet/db/testing';
-import { writeProgress } from '@botfleet/db';
+import { artifactInRow, createTestExecution, seedProgress } from '@botfleet/db/testing';
 import request from 'supertest';
 import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
@@ -211,7 +210,7 @@ describe('GET /executions/:id/artifacts', () => {
     const botId = await h.newBot(org);
     const execution = await createTestExecution(h.db, { botId, organizationId: org.id });
     const neighbour = await createTestExecution(h.db, { botId, organizationId: org.id });
-    await writeProgress(h.db, execution.id, {
+    await seedProgress(h.db, execution.id, {
       steps: [],
       logs: [],
       artifacts: [

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 /**
  * Starts worker-process.ts in a process of its own (for crash, memory and shutdown tests) and
  * resolves once it is ready. `env` adds settings it reads (CONCURRENCY, LOCK_DURATION_MS,
- * MAX_INFRA_RETRIES, ...); its sweep only sees `organizationId`'s rows.
+ * MAX_INFRA_RETRIES, WORKER_LOG_LEVEL: its pino lines then go to its stdout, ...); its sweep only
+ * sees `organizationId`'s rows.
  */
 export function spawnWorkerProcess(
   queuePrefix: string,

@@ -14,7 +14,8 @@ async function main(): Promise<void> {
     db,
     redis: redisSettingsFromUrl(testRedisUrl()),
     queuePrefix: process.env.QUEUE_PREFIX!,
-    logger: createLogger({ level: 'silent' }),
+    // WORKER_LOG_LEVEL lets a test read the worker's own log lines on its stdout.
+    logger: createLogger({ level: process.env.WORKER_LOG_LEVEL ?? 'silent' }),
     concurrency: Number(process.env.CONCURRENCY ?? 1),
     proxyUrls: [],
     defaultTimeoutSeconds: 60,

@@ -1,6 +1,7 @@
 import type { RunOutcome } from '@botfleet/core';
 import type { PrismaClient } from '../client';
 import {
+  artifactInRow,
   createCompletedExecutionWithDelivery,
   createTestBot,
   createTestExecution,
@@ -10,11 +11,13 @@ import { listDeliveriesForExecution } from './deliveries';
 import {
   cancelExecution,
   claimExecution,
+  claimExecutionWithinCap,
   endExecutionAttempt,
   requeueExecution,
+  writeProgress,
   type ProgressBatch,
 } from './execution-lifecycle';
-import { listExecutionLogs, listStepOutputs } from './execution-results';
+import { listArtifacts, listExecutionLogs, listStepOutputs } from './execution-results';
 import { findExecution } from './executions';
 
 let db: PrismaClient;
@@ -109,6 +112,60 @@ describe('endExecutionAttempt', () => {
     });
     expect(await listStepOutputs(db, superseded.executionId)).toEqual([]);
     expect(await listDeliveriesForExecution(db, superseded.executionId)).toEqual([]);
+  });
+});
+
+/** A flush of `attempt`: a step output, a log line and a screenshot kept in its row. */
+const flushOf = (attempt: number): ProgressBatch => ({
+  steps: [
+    { index: 0, action: 'goto', status: 'completed', data: null, error: null, startedAt: Date.now(), durationMs: 5 },
+  ],
+  logs: [{ timestamp: Date.now(), level: 'info', source: 'runner', message: `flush of attempt ${attempt}`, attempt }],
+  artifacts: [artifactInRow('stepScreenshot', 'image/png', Buffer.from(`png of attempt ${attempt}`))],
+});
+
+describe('writeProgress', () => {
+  it('writes nothing for an attempt a newer one took over, and says so', async () => {
+    const run = await claimedRun(await botWithWebhook());
+    expect(await writeProgress(db, run, flushOf(1))).toEqual({ owned: true, cancelled: false });
+    expect(await claimExecution(db, run.executionId)).toMatchObject({ attempt: 2 });
+
+    expect(await writeProgress(db, run, flushOf(1))).toEqual({ owned: false });
+    // With nothing to write it still tells: a run waiting on a long step learns it too.
+    expect(await writeProgress(db, run, { steps: [], logs: [], artifacts: [] })).toEqual({ owned: false });
+    expect(await listStepOutputs(db, run.executionId)).toEqual([]);
+    expect(await listArtifacts(db, run.executionId)).toEqual([]);
+    // The first flush's line, from before the claim, is kept (logs are); the refused one is not.
+    expect((await listExecutionLogs(db, run.executionId)).map((l) => l.message)).toEqual(['flush of attempt 1']);
+
+    expect(await writeProgress(db, { ...run, attempt: 2 }, flushOf(2))).toEqual({ owned: true, cancelled: false });
+    expect(await listStepOutputs(db, run.executionId)).toHaveLength(1);
+    expect(await listArtifacts(db, run.executionId)).toHaveLength(1);
+  });
+
+  it('keeps what a cancelled attempt writes, and tells it the run was cancelled', async () => {
+    const run = await claimedRun(await botWithWebhook());
+    await cancelExecution(db, organizationId, run.executionId);
+    expect(await writeProgress(db, run, flushOf(1))).toEqual({ owned: true, cancelled: true });
+    expect(await listStepOutputs(db, run.executionId)).toHaveLength(1);
+    expect(await writeProgress(db, { ...run, attempt: 2 }, flushOf(2))).toEqual({ owned: false });
+  });
+
+  it('never leaves an older attempt’s rows behind a claim that raced its flush', async () => {
+    const bot = await createTestBot(db, organizationId);
+    const rounds = 40;
+    for (let round = 0; round < rounds; round++) {
+      const run = await claimedRun(bot.id);
+      // Both claim paths: one statement with no cap, a transaction under the organization's lock with one.
+      const claim = () =>
+        round % 2 === 0 ? claimExecution(db, run.executionId) : claimExecutionWithinCap(db, run.executionId, 1_000);
+      const [write, claimed] = await Promise.all([writeProgress(db, run, flushOf(1)), claim()]);
+      expect(claimed).toMatchObject({ attempt: 2 });
+      // Written first, the claim cleared the rows; refused, nothing of the flush was written.
+      expect(await listStepOutputs(db, run.executionId)).toEqual([]);
+      expect(await listArtifacts(db, run.executionId)).toEqual([]);
+      expect(await listExecutionLogs(db, run.executionId)).toHaveLength(write.owned ? 1 : 0);
+    }
   });
 });
 

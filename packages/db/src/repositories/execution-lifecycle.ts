@@ -15,6 +15,7 @@ import { createEventDeliveries } from './event-deliveries';
 import { inTransaction } from './in-transaction';
 import { loadManifest } from './manifests';
 import { saveProfileVersion, type NewProfileVersion } from './profiles';
+import { insertProgressRows, jsonColumn as json } from './progress-rows';
 
 /*
  * State moves only forward: pending -> running -> completed | failed | cancelled. Every write a
@@ -169,6 +170,8 @@ export interface ArtifactRecord extends PlacedArtifactContent {
   contentType: string;
   /** The step it was taken after (step screenshots, a screenshot step's output). */
   stepIndex?: number | null;
+  /** The content is sealed with SECRETS_KEY (sealArtifactContent); `bytes` is then the plain size. */
+  sealed?: boolean;
 }
 
 export interface ProgressBatch {
@@ -177,53 +180,48 @@ export interface ProgressBatch {
   artifacts: ArtifactRecord[];
 }
 
-const json = (value: unknown) =>
-  value === null || value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue);
+/** The attempt a run's write speaks for. */
+export interface AttemptFence {
+  executionId: string;
+  attempt: number;
+}
 
-/** Writes buffered step outputs, logs and artifacts in three statements. */
-export async function writeProgress(db: Db, executionId: string, batch: ProgressBatch): Promise<void> {
-  if (batch.steps.length > 0) {
-    await db.stepOutput.createMany({
-      data: batch.steps.map((s) => ({
-        id: newId('stp'),
-        executionId,
-        index: s.index,
-        action: s.action,
-        status: s.status,
-        data: json(s.data),
-        error: s.error,
-        startedAt: new Date(s.startedAt),
-        durationMs: Math.round(s.durationMs),
-      })),
-      skipDuplicates: true,
-    });
-  }
-  if (batch.logs.length > 0) {
-    await db.executionLog.createMany({
-      data: batch.logs.map((l) => ({
-        executionId,
-        timestamp: new Date(l.timestamp),
-        level: l.level,
-        source: l.source,
-        message: l.message,
-        attempt: l.attempt ?? 1,
-      })),
-    });
-  }
-  if (batch.artifacts.length > 0) {
-    await db.artifact.createMany({
-      data: batch.artifacts.map((a) => ({
-        id: a.id,
-        executionId,
-        kind: a.kind,
-        contentType: a.contentType,
-        data: a.data === null ? null : new Uint8Array(a.data),
-        storageKey: a.storageKey,
-        bytes: a.bytes,
-        stepIndex: a.stepIndex ?? null,
-      })),
-    });
-  }
+/**
+ * What became of a progress write: `owned` when the attempt still holds the run (the batch was
+ * written), with `cancelled` when the run was cancelled meanwhile (its output up to the cancel is
+ * kept, as endExecutionAttempt keeps it, and the run should stop); not `owned` when a newer
+ * attempt took the run over or it ended otherwise: nothing was written.
+ */
+export type ProgressWrite = { owned: true; cancelled: boolean } | { owned: false };
+
+/**
+ * Writes buffered step outputs, logs and artifacts of one attempt, only while that attempt holds
+ * the run (docs/runs.md): one transaction that first locks the execution's row FOR SHARE on the
+ * condition `attempt = <mine> AND status IN ('running', 'cancelled')`, then inserts. The lock is
+ * what makes the fence hold under a concurrent claim: the claim's UPDATE (attempt + 1) waits for
+ * a write that locked first, and clears its rows afterwards; a write that comes second waits for
+ * the claim and then finds the newer attempt (a locking read re-checks the newest row version),
+ * so it inserts nothing. A plain EXISTS would read a snapshot and could insert after the claim's
+ * DELETE. An empty batch is only that check, without a lock (nothing to write).
+ */
+export async function writeProgress(db: Db, fence: AttemptFence, batch: ProgressBatch): Promise<ProgressWrite> {
+  const empty = batch.steps.length + batch.logs.length + batch.artifacts.length === 0;
+  if (empty) return heldBy(db, fence, Prisma.empty);
+  return inTransaction(db, async (tx) => {
+    const held = await heldBy(tx, fence, Prisma.sql`FOR SHARE`);
+    if (held.owned) await insertProgressRows(tx, fence.executionId, batch);
+    return held;
+  });
+}
+
+/** Whether `fence`'s attempt still holds its run (running, or cancelled while it ran); `lock` locks the row. */
+async function heldBy(db: Db, fence: AttemptFence, lock: Prisma.Sql): Promise<ProgressWrite> {
+  const rows = await db.$queryRaw<{ status: ExecutionStatus }[]>`
+    SELECT status FROM "Execution"
+     WHERE id = ${fence.executionId} AND attempt = ${fence.attempt} AND status IN ('running', 'cancelled')
+     ${lock}`;
+  const row = rows[0];
+  return row ? { owned: true, cancelled: row.status === 'cancelled' } : { owned: false };
 }
 
 /**
@@ -307,12 +305,12 @@ export async function endExecutionAttempt(
     if (
       !(await finishExecution(tx, end.executionId, end.attempt, outcome, { at: endedAt, change: change ?? undefined }))
     ) {
-      const row = await findExecutionState(tx, end.executionId);
-      if (row?.status === 'cancelled' && row.attempt === end.attempt)
-        await writeProgress(tx, end.executionId, end.progress);
+      // Cancelled while this attempt ran: the cancelled state is final and this attempt's.
+      await writeProgress(tx, end, end.progress);
       return { finished: false, deliveryIds: [] };
     }
-    await writeProgress(tx, end.executionId, end.progress);
+    // Fenced by finishExecution's UPDATE: it holds the row, as this attempt's, until commit.
+    await insertProgressRows(tx, end.executionId, end.progress);
     if (end.profileState)
       await saveProfileVersion(tx, { ...end.profileState, source: 'run', executionId: end.executionId });
     const ended = ((): ExecutionEnd => {

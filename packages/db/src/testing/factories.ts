@@ -5,11 +5,12 @@ import { createBot } from '../repositories/bots';
 import { detectDataChange, saveDataChange } from '../repositories/data-changes';
 import type { Db } from '../repositories/db-handle';
 import { createEventDeliveries } from '../repositories/event-deliveries';
-import { newArtifactId, type ArtifactRecord } from '../repositories/execution-lifecycle';
+import { newArtifactId, type ArtifactRecord, type ProgressBatch } from '../repositories/execution-lifecycle';
 import { createExecution, type NewExecution } from '../repositories/executions';
 import { inTransaction } from '../repositories/in-transaction';
 import { loadManifest, saveManifest, toStoredManifest, type StoredManifest } from '../repositories/manifests';
 import { ensureOrganization } from '../repositories/organizations';
+import { insertProgressRows } from '../repositories/progress-rows';
 
 /*
  * Rows for tests, written through the same repository functions the services use, so a fixture
@@ -143,7 +144,15 @@ export async function createCompletedExecutionWithDelivery(
   });
 }
 
-/** An artifact record whose bytes live in its row (ARTIFACT_STORE=postgres), for writeProgress. */
+/**
+ * Puts a run's step outputs, logs and artifacts in place for any execution, whatever its state or
+ * attempt: a fixture. A run's own writes are fenced to its attempt (writeProgress).
+ */
+export function seedProgress(db: Db, executionId: string, batch: ProgressBatch): Promise<void> {
+  return insertProgressRows(db, executionId, batch);
+}
+
+/** An artifact record whose bytes live in its row (ARTIFACT_STORE=postgres), for seedProgress. */
 export function artifactInRow(kind: string, contentType: string, data: Buffer): ArtifactRecord {
   return { id: newArtifactId(), kind, contentType, data, storageKey: null, bytes: data.length };
 }
