@@ -6,9 +6,19 @@
  */
 export type RunOutcome =
   | { status: 'completed'; data: unknown }
-  | { status: 'failed'; error: string; stepIndex: number | null; screenshot?: Uint8Array | null }
-  | { status: 'timed_out'; error: string; stepIndex: number | null; screenshot?: Uint8Array | null }
+  | ({ status: 'failed'; error: string; stepIndex: number | null } & FailureScreenshot)
+  | ({ status: 'timed_out'; error: string; stepIndex: number | null } & FailureScreenshot)
   | { status: 'cancelled' };
+
+/** The page as a failed run left it (masked), if one could be taken. */
+interface FailureScreenshot {
+  screenshot?: Uint8Array | null;
+  /**
+   * The run held secret values when it was taken (a filled credential, its profile's cookies):
+   * it is kept sealed at rest like the run's other artifacts (docs/security.md).
+   */
+  sealScreenshot?: boolean;
+}
 
 /** The outcomes that end a run with an error: the bot's own failure or its timeout. */
 export type FailedRunOutcome = Extract<RunOutcome, { status: 'failed' | 'timed_out' }>;

@@ -1,10 +1,18 @@
-import { createArtifactUrlSigner, storedStatusOf, type ArtifactUrlSettings, type RunOutcome } from '@botfleet/core';
+import {
+  createArtifactUrlSigner,
+  storedStatusOf,
+  type ArtifactUrlSettings,
+  type FailedRunOutcome,
+  type RunOutcome,
+  type SecretBox,
+} from '@botfleet/core';
 import {
   claimExecutionWithinCap,
   endExecutionAttempt,
   failUnfinishedExecution,
   newArtifactId,
   requeueExecution as requeueExecutionRow,
+  sealArtifactBytes,
   type ClaimedExecution,
   type ExecutionAttemptEnd,
   type ProgressBatch,
@@ -91,9 +99,12 @@ function producedData(data: unknown): boolean {
  *
  * With `artifactUrls`, an `execution.failed` event carries a signed URL of the screenshot, valid
  * for the configured lifetime from the failure (the body is fixed, so retries send the same URL).
+ * The screenshot of a run that held secret values, or of a run on a profile, is sealed with
+ * `secretBox` (SECRETS_KEY) like the run's other artifacts, and without one it is not kept
+ * (docs/security.md).
  */
 export async function completeExecution(
-  deps: EngineDeps & { artifactUrls?: ArtifactUrlSettings },
+  deps: EngineDeps & { artifactUrls?: ArtifactUrlSettings; secretBox?: SecretBox },
   attempt: AttemptRef,
   outcome: RunOutcome,
   progress: ProgressBatch,
@@ -109,19 +120,14 @@ export async function completeExecution(
     case 'timed_out':
       if (outcome.screenshot) {
         const id = newArtifactId();
-        const data = Buffer.from(outcome.screenshot.buffer, outcome.screenshot.byteOffset, outcome.screenshot.length);
-        // Small and bounded: kept in the row whatever the artifact store, so the event's URL
-        // never waits on a bucket.
-        progress.artifacts.push({
-          id,
-          kind: 'failure-screenshot',
-          contentType: 'image/png',
-          data,
-          storageKey: null,
-          bytes: data.length,
-        });
-        const urls = deps.artifactUrls;
-        if (urls) screenshotUrl = createArtifactUrlSigner(urls.signingKey, urls.baseUrl, urls.ttlSeconds).sign(id);
+        const screenshot = await failureScreenshotRecord(deps, attempt, outcome);
+        if (screenshot) {
+          // Small and bounded: kept in the row whatever the artifact store, so the event's URL
+          // never waits on a bucket.
+          progress.artifacts.push({ id, kind: 'failure-screenshot', contentType: 'image/png', ...screenshot });
+          const urls = deps.artifactUrls;
+          if (urls) screenshotUrl = createArtifactUrlSigner(urls.signingKey, urls.baseUrl, urls.ttlSeconds).sign(id);
+        }
       }
       break;
     case 'cancelled':
@@ -191,4 +197,28 @@ export async function failAbandonedExecution(
     await notifyBestEffort(deps.logger, { executionId: failed.id }, [
       publishRunChanges(deps, [statusNotice({ ...failed, status: 'failed' })]),
     ]);
+}
+
+/**
+ * The failure screenshot's row content: sealed when the run held secret values or ran on a
+ * profile, as saveArtifact seals the run's other artifacts; null (not kept, with a warning) when
+ * it must be sealed and this process has no SECRETS_KEY: never stored in the clear instead.
+ */
+async function failureScreenshotRecord(
+  deps: EngineDeps & { secretBox?: SecretBox },
+  attempt: AttemptRef,
+  outcome: FailedRunOutcome,
+): Promise<{ data: Buffer; storageKey: null; bytes: number; sealed: boolean } | null> {
+  if (!outcome.screenshot) return null;
+  const png = Buffer.from(outcome.screenshot.buffer, outcome.screenshot.byteOffset, outcome.screenshot.length);
+  const mustSeal = outcome.sealScreenshot === true || (attempt.profileId ?? null) !== null;
+  if (!mustSeal) return { data: png, storageKey: null, bytes: png.length, sealed: false };
+  if (!deps.secretBox) {
+    deps.logger.warn(
+      { executionId: attempt.executionId },
+      'failure screenshot not kept: it must be sealed and there is no SECRETS_KEY',
+    );
+    return null;
+  }
+  return { data: await sealArtifactBytes(deps.secretBox, png), storageKey: null, bytes: png.length, sealed: true };
 }

@@ -4,12 +4,17 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { briefErrorMessage } from './error-message';
 import { capturePageScreenshot } from './failure-screenshot';
+import { scrubHar } from './network-scrub';
 import type { RunSecrets } from './run-secrets';
 import type { RunSession } from './run-session';
+import { scrubTraceZip } from './trace-scrub';
 
 /** The largest trace a run keeps; a larger one is dropped with a warning. */
 export const MAX_TRACE_BYTES = 100 * 1024 * 1024;
-/** The largest HAR a run keeps: without bodies a HAR is small, and it is parsed whole to redact. */
+/**
+ * The largest HAR a run keeps: without bodies a HAR is small, and it is parsed whole to scrub.
+ * A trace's network log (the same entries) is bounded by it too.
+ */
 export const MAX_HAR_BYTES = 32 * 1024 * 1024;
 /** How long starting or writing the trace may take (writing zips the snapshots and resources). */
 const TRACING_TIMEOUT_MS = 30_000;
@@ -28,12 +33,12 @@ export interface RunEvidence {
   /** Starts the trace on the fresh context, before its first page; a failure is logged, the run goes on. */
   start(context: BrowserContext): Promise<void>;
   /**
-   * Before the context closes: keeps the trace as a `trace` artifact (`always`, or `onFailure` and
-   * the run did not complete), else discards it.
+   * Before the context closes: keeps the trace, scrubbed, as a `trace` artifact (`always`, or
+   * `onFailure` and the run did not complete), else discards it.
    */
   finishTrace(context: BrowserContext, end: EvidenceEnd): Promise<void>;
   /**
-   * After the context closed (Playwright writes the HAR on close): keeps the HAR, redacted, as a
+   * After the context closed (Playwright writes the HAR on close): keeps the HAR, scrubbed, as a
    * `har` artifact; then deletes the run's evidence directory, whatever happened.
    */
   finish(end: EvidenceEnd): Promise<void>;
@@ -45,11 +50,13 @@ export interface RunEvidence {
  * directory (as downloads.ts does), stored through the worker's session (the program's guarded
  * session is closed by then) and deleted.
  *
- * Secrets: the HAR holds what the pages sent (cookies, posted forms with a filled password), so
- * it is rewritten through the run's RunSecrets before it is kept. A trace cannot be: it records
- * a fill's value, DOM snapshots with input values, request bodies and screenshots in a zip, so a
- * run that holds secret values (a filled credential, its profile's cookies) keeps no trace and
- * logs why.
+ * Secrets (docs/security.md): the HAR and the trace's network log hold what the pages sent, so
+ * both are scrubbed before they are kept, in every run: credential headers and cookies read
+ * REDACTED (network-scrub.ts). The HAR is also rewritten through the run's RunSecrets (a posted
+ * form with a filled password is replaced whole). The rest of a trace cannot be: it records a
+ * fill's value, DOM snapshots with input values, request bodies and screenshots, so a run that
+ * holds secret values (a filled credential, its profile's cookies) keeps no trace and logs why.
+ * What such a run keeps is sealed at rest (sealArtifactsWhileSecret: `session` is that one).
  */
 export async function prepareRunEvidence(options: {
   capabilities: Capabilities;
@@ -103,12 +110,17 @@ export async function prepareRunEvidence(options: {
         session.log('warn', 'runner', `The trace could not be written: ${briefErrorMessage(error)}`);
         return;
       }
-      await keepFile(session, 'trace', 'application/zip', path, MAX_TRACE_BYTES);
+      await keepFile({ session, kind: 'trace', contentType: 'application/zip', path, maxBytes: MAX_TRACE_BYTES }, () =>
+        scrubTraceZip(path, { maxBytes: MAX_TRACE_BYTES, maxNetworkBytes: MAX_HAR_BYTES }),
+      );
     },
     async finish(end) {
       try {
         if (harPath && end !== null) {
-          await keepFile(session, 'har', 'application/json', harPath, MAX_HAR_BYTES, () => redactHar(harPath, secrets));
+          await keepFile(
+            { session, kind: 'har', contentType: 'application/json', path: harPath, maxBytes: MAX_HAR_BYTES },
+            () => rewriteHar(harPath, secrets),
+          );
         }
       } finally {
         await rm(dir, { recursive: true, force: true });
@@ -117,24 +129,30 @@ export async function prepareRunEvidence(options: {
   };
 }
 
-/** Stores the file as an artifact unless it is larger than `maxBytes`; any failure is a warning. */
+/**
+ * Stores the file as an artifact, once `scrub` has rewritten it, unless it is larger than
+ * `maxBytes`. Any failure (the scrub's included) is a warning, and the file is not kept.
+ */
 async function keepFile(
-  session: RunSession,
-  kind: ArtifactKind,
-  contentType: string,
-  path: string,
-  maxBytes: number,
-  prepare?: () => Promise<void>,
+  file: {
+    session: RunSession;
+    kind: ArtifactKind;
+    contentType: string;
+    path: string;
+    maxBytes: number;
+  },
+  scrub: () => Promise<void>,
 ): Promise<void> {
+  const { session, kind, path, maxBytes } = file;
   try {
     const { size } = await stat(path);
     if (size > maxBytes) {
       session.log('warn', 'runner', `The run's ${kind} was not kept: ${size} bytes, more than ${maxBytes}`);
       return;
     }
-    await prepare?.();
-    const id = await session.saveArtifact(kind, contentType, { path });
-    session.log('info', 'runner', `Kept the run's ${kind} (${size} bytes) as artifact ${id}`);
+    await scrub();
+    const id = await session.saveArtifact(kind, file.contentType, { path });
+    session.log('info', 'runner', `Kept the run's ${kind} (${(await stat(path)).size} bytes) as artifact ${id}`);
   } catch (error) {
     session.log('warn', 'runner', `The run's ${kind} could not be kept: ${briefErrorMessage(error)}`);
   } finally {
@@ -143,13 +161,12 @@ async function keepFile(
 }
 
 /**
- * Rewrites the HAR with every secret value of the run redacted. Parsed rather than replaced as
- * text: a value with a quote or a backslash reads escaped in the JSON file.
+ * Rewrites the HAR scrubbed (scrubHar). Parsed rather than replaced as text: a value with a quote
+ * or a backslash reads escaped in the JSON file, and a header is found by its name.
  */
-async function redactHar(path: string, secrets: RunSecrets): Promise<void> {
-  if (secrets.empty) return;
+async function rewriteHar(path: string, secrets: RunSecrets): Promise<void> {
   const har: unknown = JSON.parse(await readFile(path, 'utf8'));
-  await writeFile(path, JSON.stringify(secrets.redactData(har)));
+  await writeFile(path, JSON.stringify(scrubHar(har, secrets)));
 }
 
 /**

@@ -27,9 +27,9 @@ import { NO_PROXIES_MESSAGE, type ProxyPool } from './proxy-pool';
 import type { RunSession } from './run-session';
 import { DEFAULT_OUTPUT_LIMITS, OutputBudget, type OutputLimits } from './output-budget';
 import { prepareRunEvidence, type EvidenceEnd, type RunEvidence } from './run-evidence';
-import { guardSession } from './session-guard';
+import { guardSession, sealArtifactsWhileSecret } from './session-guard';
 import { installWebRtcGuard } from './webrtc-guard';
-import { RunSecrets } from './run-secrets';
+import { PROFILE_SECRET_MIN_LENGTH, RunSecrets } from './run-secrets';
 
 /** What runs on the opened page: recorded steps, or a sandboxed script. Returns the extracted data. */
 export type ExecutionProgram = (page: Page, session: RunSession) => Promise<unknown>;
@@ -96,23 +96,25 @@ class NavigationFailed extends Error {}
  * always closed.
  */
 export async function runExecution(options: RunExecutionOptions): Promise<RunOutcome> {
-  const { browserHost, targetUrl, capabilities, session } = options;
+  const { browserHost, targetUrl, capabilities } = options;
   const startedAt = Date.now();
-  const deadline = Math.min(session.deadline, startedAt + options.timeoutMs);
+  const deadline = Math.min(options.session.deadline, startedAt + options.timeoutMs);
   const timedOutMessage = executionTimedOutMessage(deadline - startedAt);
   // Credential values the run fills, and the profile's cookie and storage values, never reach
   // what the run stores: the guarded session redacts the program's writes, `fail` the error.
-  const secrets = new RunSecrets(session.credentials);
+  // What it saves while it holds them is sealed at rest.
+  const secrets = new RunSecrets(options.session.credentials);
+  const session = sealArtifactsWhileSecret(options.session, secrets);
   const initialState = options.browserState?.initial ?? null;
-  if (initialState) for (const value of storageStateValues(initialState)) secrets.add(value, 16);
+  if (initialState) for (const value of storageStateValues(initialState)) secrets.add(value, PROFILE_SECRET_MIN_LENGTH);
   const fail = (failure: string, stepIndex: number | null = null, screenshot: Buffer | null = null): RunOutcome => {
     const error = secrets.redact(failure);
     session.log('error', 'runner', `Execution failed: ${error}`);
-    return { status: 'failed', error, stepIndex, screenshot };
+    return { status: 'failed', error, stepIndex, screenshot, sealScreenshot: !secrets.empty };
   };
   const timedOut = (stepIndex: number | null, screenshot: Buffer | null): FailedRunOutcome => {
     session.log('error', 'runner', `Execution failed: ${timedOutMessage}`);
-    return { status: 'timed_out', error: timedOutMessage, stepIndex, screenshot };
+    return { status: 'timed_out', error: timedOutMessage, stepIndex, screenshot, sealScreenshot: !secrets.empty };
   };
 
   if (options.signal?.aborted) return { status: 'cancelled' };

@@ -3,6 +3,16 @@ import type { CredentialSource, RunSecrets } from './run-secrets';
 
 export type { StepResult };
 
+export interface ArtifactOptions {
+  /** The step it was taken after (step screenshots, a screenshot step's output). */
+  stepIndex?: number;
+  /**
+   * The run held secret values when it was saved: the content may show them, so the store keeps
+   * it sealed with SECRETS_KEY (docs/security.md).
+   */
+  sealed?: boolean;
+}
+
 /**
  * What a running program (recorded steps or a sandboxed script) may do besides driving the page.
  * The worker implements it on top of the database; tests implement it in memory. The runner
@@ -25,7 +35,7 @@ export interface RunSession {
     kind: ArtifactKind,
     contentType: string,
     content: ArtifactContent,
-    options?: { stepIndex?: number },
+    options?: ArtifactOptions,
   ): Promise<string>;
   /**
    * The most one more output may take now, in bytes (see OutputBudget): reads inside the page

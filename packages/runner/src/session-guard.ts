@@ -60,3 +60,21 @@ export function guardSession(
     },
   };
 }
+
+/**
+ * The worker's session, with every artifact saved while the run holds secret values (a filled
+ * password, its profile's cookies) marked sealed: a screenshot, a download, a HAR or a trace of
+ * such a run may show them, so the store keeps it sealed with SECRETS_KEY (docs/security.md).
+ * Everything that saves the run's artifacts (the program's guarded session, its evidence, its
+ * downloads) saves through this.
+ */
+export function sealArtifactsWhileSecret(session: RunSession, secrets: RunSecrets): RunSession {
+  return {
+    ...session,
+    saveArtifact: (kind, contentType, content, options) =>
+      session.saveArtifact(kind, contentType, content, {
+        ...options,
+        sealed: options?.sealed === true || !secrets.empty,
+      }),
+  };
+}

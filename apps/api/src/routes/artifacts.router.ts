@@ -1,10 +1,13 @@
-import { AppError, createArtifactUrlSigner, notFound } from '@botfleet/core';
-import { ArtifactContentMissing, createPostgresArtifactStore, findArtifact } from '@botfleet/db';
+import { AppError, ARTIFACT_CONTENT_TYPES, createArtifactUrlSigner, notFound } from '@botfleet/core';
+import { ArtifactContentMissing, createPostgresArtifactStore, findArtifact, openArtifactContent } from '@botfleet/db';
 import { pipeline } from 'node:stream/promises';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { ArtifactSignatureQuerySchema } from './artifacts.contract';
 import { ArtifactParams } from './path-params';
+
+/** Every content type an artifact is served with, each once. */
+const ARTIFACT_MEDIA_TYPES = [...new Set(Object.values(ARTIFACT_CONTENT_TYPES))] as [string, ...string[]];
 
 export function artifactRoutes(deps: ApiDeps): Route[] {
   const signer = createArtifactUrlSigner(
@@ -26,8 +29,11 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
         query: ArtifactSignatureQuerySchema,
         responses: {
           200: {
-            description: 'The file, sent with its own content type (image/png for screenshots)',
-            mediaType: 'application/octet-stream',
+            description:
+              'The file, with its kind’s content type: image/png (screenshots), application/zip (a trace), ' +
+              'application/json (a HAR), application/octet-stream (a download, sent as an attachment)',
+            mediaType: ARTIFACT_MEDIA_TYPES[0],
+            alsoMediaTypes: ARTIFACT_MEDIA_TYPES.slice(1),
           },
           403: { description: 'The signature is wrong or expired' },
         },
@@ -39,7 +45,8 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
         const artifact = await findArtifact(deps.db, params.artifactId);
         if (!artifact) throw notFound('Artifact');
         // Opened before anything is sent, so a store that cannot serve it still gets the envelope.
-        const content = await store.open(artifact).catch((error: unknown) => {
+        // A sealed artifact (a run that held secret values) is opened with SECRETS_KEY as it streams.
+        const content = await openArtifactContent(store, deps.secretBox, artifact).catch((error: unknown) => {
           if (error instanceof ArtifactContentMissing) throw notFound('Artifact');
           throw error;
         });
@@ -50,7 +57,11 @@ export function artifactRoutes(deps: ApiDeps): Route[] {
         res.setHeader('X-Content-Type-Options', 'nosniff');
         res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'");
         res.setHeader('Cache-Control', 'private, max-age=300');
-        res.setHeader('Content-Length', String(artifact.data?.length ?? artifact.bytes));
+        // A sealed artifact's row keeps its plain size: what is sent.
+        res.setHeader(
+          'Content-Length',
+          String(artifact.sealed ? artifact.bytes : (artifact.data?.length ?? artifact.bytes)),
+        );
         res.status(200);
         // Streamed from the store (a trace in S3 is never whole in memory). Past the headers an
         // error can only cut the response short, which the client sees as a short body.
