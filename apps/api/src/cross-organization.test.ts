@@ -35,7 +35,10 @@ beforeAll(async () => {
     extractedData: { a: 1 },
   });
   const profile = await request(h.app).post('/api/v1/profiles').set(owner.auth('write')).send({ name: 'owned' });
-  const credential = await request(h.app).post('/api/v1/credentials').set(owner.auth('write')).send({ name: 'owned' });
+  const credential = await request(h.app)
+    .post('/api/v1/credentials')
+    .set(owner.auth('write'))
+    .send({ name: 'owned', origins: ['https://shop.example'] });
   ids = {
     botId,
     credentialId: credential.body.id as string,

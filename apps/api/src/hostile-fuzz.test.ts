@@ -161,9 +161,13 @@ const body = fc.oneof(
         source: fc.jsonValue(),
         permission: fc.jsonValue(),
         url: hostileUrl,
-        // A profile's storage state, and the manifest section naming a profile.
+        // A profile's storage state, and the manifest section naming a profile; `origins` is also a credential's.
         cookies: fc.oneof(fc.array(fc.record({ name: fc.jsonValue(), domain: hostileUrl })), fc.jsonValue()),
-        origins: fc.oneof(fc.array(fc.record({ origin: hostileUrl, localStorage: fc.jsonValue() })), fc.jsonValue()),
+        origins: fc.oneof(
+          fc.array(fc.record({ origin: hostileUrl, localStorage: fc.jsonValue() })),
+          fc.array(hostileUrl, { maxLength: 25 }),
+          fc.jsonValue(),
+        ),
         session: fc.oneof(fc.record({ profileId: fc.string(), persist: fc.jsonValue() }), fc.jsonValue()),
       },
       { requiredKeys: [] },

@@ -10,6 +10,7 @@ import { jsonOutput, startCliApiFixture, type CliApiFixture, type CliResult, typ
 const PASSWORD = 'cli-secret-pass-31';
 const ROTATED = 'cli-rotated-pass-77';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DP';
+const SHOP = 'https://shop.example';
 
 let f: CliApiFixture;
 beforeAll(async () => {
@@ -45,6 +46,7 @@ interface CredentialJson {
   id: string;
   name: string;
   username: string | null;
+  origins: string[];
   hasPassword: boolean;
   hasTotp: boolean;
   totp: { algorithm: string; digits: number; period: number } | null;
@@ -52,10 +54,16 @@ interface CredentialJson {
 
 it('creates with the password on stdin and the TOTP from a file, rotates from a variable, lists and deletes', async () => {
   const created = await json<CredentialJson>(
-    ['credentials', 'create', '--name', 'shop', '--username', 'alice', '--password-stdin'],
+    ['credentials', 'create', '--name', 'shop', '--origin', SHOP, '--username', 'alice', '--password-stdin'],
     { stdin: `${PASSWORD}\n` },
   );
-  expect(created).toMatchObject({ name: 'shop', username: 'alice', hasPassword: true, hasTotp: false });
+  expect(created).toMatchObject({
+    name: 'shop',
+    username: 'alice',
+    origins: [SHOP],
+    hasPassword: true,
+    hasTotp: false,
+  });
   // The final newline of the pipe is not part of the password.
   const row = await f.api.db.credential.findUniqueOrThrow({ where: { id: created.id } });
   expect(f.api.deps.secretBox.decrypt(row.passwordEnc!)).toBe(PASSWORD);
@@ -82,6 +90,8 @@ it('creates with the password on stdin and the TOTP from a file, rotates from a 
     'create',
     '--name',
     'second',
+    '--origin',
+    SHOP,
     '--password-file',
     file('password.txt', `${PASSWORD}\n`),
     '--totp-secret-file',
@@ -120,10 +130,47 @@ it('refuses secrets given as arguments without repeating them, and other bad com
   expect((await botfleet(['credentials', 'get'])).code).toBe(2);
 
   // The API's refusal of a bad secret names the field, not the secret.
-  const bad = await botfleet(['credentials', 'create', '--name', 'bad', '--totp-secret-env', 'S', '--json'], {
-    env: { S: `${PASSWORD}!` },
-  });
+  const bad = await botfleet(
+    ['credentials', 'create', '--name', 'bad', '--origin', SHOP, '--totp-secret-env', 'S', '--json'],
+    { env: { S: `${PASSWORD}!` } },
+  );
   expect(bad.code).toBe(3);
   expect(JSON.parse(bad.stderr)).toMatchObject({ error: { code: 'validation_error', status: 400 } });
   expectNoSecret(bad);
+});
+
+it('takes origins with a repeatable --origin, and changes them only with an admin key', async () => {
+  const missing = await botfleet(['credentials', 'create', '--name', 'anywhere']);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toContain('needs --origin');
+
+  const created = await json<CredentialJson>([
+    'credentials',
+    'create',
+    '--name',
+    'two sites',
+    '--origin',
+    SHOP,
+    '--origin',
+    'https://Login.Shop.Example:8443',
+  ]);
+  expect(created.origins).toEqual([SHOP, 'https://login.shop.example:8443']);
+  const text = await botfleet(['credentials', 'get', created.id]);
+  expect(text.stderr).toBe('');
+  expect(text.stdout).toMatch(/origins\s+https:\/\/shop\.example https:\/\/login\.shop\.example:8443/);
+
+  const widened = await botfleet([
+    'credentials',
+    'update',
+    created.id,
+    '--origin',
+    'https://attacker.example',
+    '--json',
+  ]);
+  expect(widened.code).toBe(3);
+  expect(JSON.parse(widened.stderr)).toMatchObject({ error: { code: 'forbidden', status: 403 } });
+  const asAdmin = await json<CredentialJson>(['credentials', 'update', created.id, '--origin', SHOP], {
+    key: f.org.keys.admin,
+  });
+  expect(asAdmin.origins).toEqual([SHOP]);
 });

@@ -39,11 +39,13 @@ Commands:
   profiles versions <profileId>                Its kept states, newest first
   credentials list [--limit N] [--cursor C]    The organization's credentials (never their secrets)
   credentials get <credentialId>               A credential: name, username, whether a password and TOTP are set
-  credentials create --name N [--username U]   Create a credential; secrets never as arguments:
+  credentials create --name N --origin O       Create a credential filled only on its origins
+        [--origin O2 ...] [--username U]        (https://host[:port]); secrets never as arguments:
         [--password-stdin | --password-file F | --password-env VAR]
         [--totp-secret-file F | --totp-secret-env VAR | --otpauth-uri-file F | --otpauth-uri-env VAR]
   credentials update <credentialId> [--name N] Rename or rotate (the same secret flags as create)
         [--username U | --remove-username] [--remove-password] [--remove-totp]
+        [--origin O ...]                        Replace its origins (needs an admin key)
   credentials delete <credentialId>            Delete a credential (refused while a bot's steps use it)
   keys create --name N --permission P          Create an API key (needs an admin key)
 

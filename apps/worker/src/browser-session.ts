@@ -39,8 +39,9 @@ function openSealed(secretBox: SecretBox, sealed: string, what: string): string 
 }
 
 /**
- * Gives a credential field's value, current at the moment of the call (a TOTP code), for runs of
- * `organizationId` only: another organization's credential is "not found" here as in the API.
+ * Looks a credential up for a run of `organizationId` only (another organization's credential is
+ * "not found" here as in the API): its origins at once, its field's value (current at the moment
+ * of the call: a TOTP code) only when the runner asks, after it has checked the origin.
  */
 export function createCredentialSource(
   db: PrismaClient,
@@ -51,19 +52,24 @@ export function createCredentialSource(
     if (!secretBox) throw new Error(`credential ${id} cannot be opened: this worker has no SECRETS_KEY`);
     const credential = await findCredentialForRun(db, organizationId, id);
     if (!credential) throw new Error(`credential ${id} not found (was it deleted?)`);
-    switch (field) {
-      case 'username':
-        if (credential.username === null) throw new Error(`credential ${id} has no username`);
-        return credential.username;
-      case 'password':
-        if (credential.passwordEnc === null) throw new Error(`credential ${id} has no password`);
-        return openSealed(secretBox, credential.passwordEnc, `the password of credential ${id}`);
-      case 'totp': {
-        if (credential.totpEnc === null) throw new Error(`credential ${id} has no TOTP secret`);
-        const settings = JSON.parse(openSealed(secretBox, credential.totpEnc, `the TOTP secret of credential ${id}`));
-        return totpCode(settings as TotpSettings);
-      }
-    }
+    return {
+      origins: credential.origins,
+      reveal: async () => {
+        switch (field) {
+          case 'username':
+            if (credential.username === null) throw new Error(`credential ${id} has no username`);
+            return credential.username;
+          case 'password':
+            if (credential.passwordEnc === null) throw new Error(`credential ${id} has no password`);
+            return openSealed(secretBox, credential.passwordEnc, `the password of credential ${id}`);
+          case 'totp': {
+            if (credential.totpEnc === null) throw new Error(`credential ${id} has no TOTP secret`);
+            const sealed = openSealed(secretBox, credential.totpEnc, `the TOTP secret of credential ${id}`);
+            return totpCode(JSON.parse(sealed) as TotpSettings);
+          }
+        }
+      },
+    };
   };
 }
 

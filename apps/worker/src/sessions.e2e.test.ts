@@ -54,7 +54,16 @@ const api = () => request(h.api.app);
 const as = (permission: 'read' | 'write' | 'admin') => h.org.auth(permission);
 
 async function createCredential(body: object): Promise<string> {
-  return (await call(api().post('/api/v1/credentials').set(as('write')).send(body), 201)).id as string;
+  const origins = [site.origin];
+  return (
+    await call(
+      api()
+        .post('/api/v1/credentials')
+        .set(as('write'))
+        .send({ origins, ...body }),
+      201,
+    )
+  ).id as string;
 }
 async function createProfile(name: string): Promise<string> {
   return (await call(api().post('/api/v1/profiles').set(as('write')).send({ name }), 201)).id as string;
@@ -192,6 +201,27 @@ describe('a bot that logs in with 2FA by itself and stays logged in', () => {
     expect(JSON.stringify(failure)).not.toContain(site.password);
     // onSuccess: a failed run saves nothing.
     expect((await getProfile(profileId)).version).toBe(0);
+  });
+
+  it('fails the first fill from a credential stored before origins existed, saying an admin must set them', async () => {
+    const old = await createCredential({
+      name: 'stored before origins',
+      username: site.username,
+      password: site.password,
+    });
+    // As the migration leaves a credential created before it.
+    await h.api.db.credential.update({ where: { id: old }, data: { origins: [] } });
+    const botId = await createBot('/login', { persist: 'never', profileId: await createProfile('old login') }, [
+      ...loginSteps(old).slice(0, 3),
+    ]);
+    const { executionId, view } = await runOnce(botId);
+    executionIds.push(executionId);
+    expect(view.status).toBe('failed');
+    const failure = await call(api().get(`/api/v1/executions/${executionId}/failure`).set(as('read')), 200);
+    expect(failure.error).toContain(
+      `Step 1 (fill "#username") failed: credential_origin_mismatch: credential ${old} has no origins`,
+    );
+    expect(failure.error).toContain('an admin key must set its origins first');
   });
 });
 

@@ -3,7 +3,14 @@ import type { Page } from 'playwright-core';
 import { REDACTED } from './run-secrets';
 import { runExecution, type RunExecutionOptions } from './run-execution';
 import { runSteps } from './step-interpreter';
-import { createMemorySession, MASK_COLOUR, pngColoursIn, useBrowserFixture, type MemorySession } from './testing';
+import {
+  createMemorySession,
+  fixedCredentials,
+  MASK_COLOUR,
+  pngColoursIn,
+  useBrowserFixture,
+  type MemorySession,
+} from './testing';
 
 /*
  * A run's browser session and credentials in real Chromium: the context starts from a saved
@@ -52,7 +59,9 @@ describe('browser sessions and credentials', () => {
   function run(path: string, steps: StepInput[], overrides: Partial<RunExecutionOptions> = {}) {
     const session: MemorySession =
       (overrides.session as MemorySession | undefined) ??
-      createMemorySession({ credentials: async ({ field }) => (field === 'password' ? SECRET : 'alice') });
+      createMemorySession({
+        credentials: fixedCredentials({ password: SECRET, username: 'alice' }, [fixture.server.origin]),
+      });
     const outcome = runExecution({
       browserHost: fixture.host,
       targetUrl: fixture.server.url(path),

@@ -1,5 +1,6 @@
 import { CHILD_FRAME_ENGINE } from '@botfleet/core';
 import { selectors } from 'playwright-core';
+import { SECRET_TEXT_ENGINE, SECRET_TEXT_ENGINE_SOURCE } from './secret-text-engine';
 
 /*
  * The selector engine behind a step's `frame` path (core's framePrefix): `botfleet_child_frame=1`
@@ -50,6 +51,9 @@ let registered: Promise<void> | undefined;
  * before it would not know them, so the browser host calls it before its first launch.
  */
 export function registerSelectorEngines(): Promise<void> {
-  registered ??= selectors.register(CHILD_FRAME_ENGINE, { content: ENGINE_SOURCE }, { contentScript: true });
+  registered ??= Promise.all([
+    selectors.register(CHILD_FRAME_ENGINE, { content: ENGINE_SOURCE }, { contentScript: true }),
+    selectors.register(SECRET_TEXT_ENGINE, { content: SECRET_TEXT_ENGINE_SOURCE }, { contentScript: true }),
+  ]).then(() => undefined);
   return registered;
 }

@@ -5,8 +5,8 @@ import type { RunSecrets } from './run-secrets';
 export const FAILURE_SCREENSHOT_TIMEOUT_MS = 3_000;
 
 /**
- * A PNG of the page's viewport, with every element filled from a credential painted over (as in
- * every screenshot of the run). Bounded twice: Playwright's timeout, and a timer for the case
+ * A PNG of the page's viewport, with every element filled from a credential or showing a secret
+ * value of the run painted over (RunSecrets.masksOn, as in every screenshot of the run). Bounded twice: Playwright's timeout, and a timer for the case
  * where the protocol call itself never returns (a page frozen by a script).
  */
 export function capturePageScreenshot(

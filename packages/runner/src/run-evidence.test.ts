@@ -4,7 +4,13 @@ import { MAX_PAGE_LOG_LINES } from './page-log';
 import { runExecution } from './run-execution';
 import { REDACTED } from './run-secrets';
 import { runSteps } from './step-interpreter';
-import { createMemorySession, readZipEntries, useBrowserFixture, type MemorySession } from './testing';
+import {
+  createMemorySession,
+  fixedCredentials,
+  readZipEntries,
+  useBrowserFixture,
+  type MemorySession,
+} from './testing';
 
 /** The parts of a trace.trace line (JSON per line) these tests read. */
 interface TraceEvent {
@@ -54,7 +60,7 @@ describe('run evidence', () => {
 
   function run(steps: StepInput[], capabilities: Capabilities, path = '/') {
     const session = createMemorySession({
-      credentials: async ({ field }) => (field === 'password' ? SECRET : 'alice'),
+      credentials: fixedCredentials({ password: SECRET, username: 'alice' }, [fixture.server.origin]),
     });
     const outcome = runExecution({
       browserHost: fixture.host,

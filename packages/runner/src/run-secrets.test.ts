@@ -1,15 +1,18 @@
-import { REDACTED, RunSecrets } from './run-secrets';
+import type { Page } from 'playwright-core';
+import { PROFILE_SECRET_MIN_LENGTH, REDACTED, RunSecrets } from './run-secrets';
+
+/** credentialValue refuses before it looks at the page in these cases: nothing may reach it. */
+const UNTOUCHED_PAGE = new Proxy({} as Page, {
+  get: () => {
+    throw new Error('the page was used');
+  },
+});
 
 describe('RunSecrets', () => {
-  it('redacts every value it was given from text and data, longest first', async () => {
-    const secrets = new RunSecrets(async ({ field }) =>
-      field === 'password' ? 'hunter2-pass' : field === 'totp' ? 'hunter2' : 'alice',
-    );
-    expect(await secrets.credentialValue({ credential: 'crd_x', field: 'password' }, '#pw')).toBe('hunter2-pass');
-    expect(await secrets.credentialValue({ credential: 'crd_x', field: 'totp' }, '#otp')).toBe('hunter2');
-    // A username is shown back by the API: not a secret, left as it is.
-    expect(await secrets.credentialValue({ credential: 'crd_x', field: 'username' }, '#user')).toBe('alice');
-    expect(secrets.redact('alice')).toBe('alice');
+  it('redacts every value it was given from text and data, longest first', () => {
+    const secrets = new RunSecrets();
+    secrets.add('hunter2-pass');
+    secrets.add('hunter2');
     expect(secrets.redact('typed hunter2-pass then hunter2')).toBe(`typed ${REDACTED} then ${REDACTED}`);
     expect(secrets.redactData({ list: ['x hunter2'], hunter2: 1, n: 3, nothing: null })).toEqual({
       list: [`x ${REDACTED}`],
@@ -19,12 +22,15 @@ describe('RunSecrets', () => {
     });
   });
 
-  it('leaves values too short to be secrets alone', () => {
+  it('leaves values too short to be secrets alone: a profile value of 8 characters is one, of 5 not', () => {
     const secrets = new RunSecrets();
     secrets.add('abc');
-    secrets.add('en-US', 16);
-    secrets.add('a-long-session-token-value', 16);
-    expect(secrets.redact('abc en-US a-long-session-token-value')).toBe(`abc en-US ${REDACTED}`);
+    secrets.add('en-US', PROFILE_SECRET_MIN_LENGTH);
+    secrets.add('8841-2290', PROFILE_SECRET_MIN_LENGTH);
+    secrets.add('a-long-session-token-value', PROFILE_SECRET_MIN_LENGTH);
+    expect(secrets.redact('abc en-US pin=8841-2290 a-long-session-token-value')).toBe(
+      `abc en-US pin=${REDACTED} ${REDACTED}`,
+    );
   });
 
   it('redacts a value as a posted form or a query string carries it too', () => {
@@ -36,15 +42,15 @@ describe('RunSecrets', () => {
     expect(secrets.redact('/login?p=pa%20ss!w%26rd')).toBe(`/login?p=${REDACTED}`);
   });
 
-  it('masks the element even when the credential cannot be opened, and says why without a value', async () => {
+  it('says why a credential cannot be opened, without a value', async () => {
     const secrets = new RunSecrets(async () => {
       throw new Error('credential crd_x has no password');
     });
-    await expect(secrets.credentialValue({ credential: 'crd_x', field: 'password' }, '#pw')).rejects.toThrow(
-      'has no password',
-    );
-    await expect(new RunSecrets().credentialValue({ credential: 'crd_y', field: 'totp' }, '#otp')).rejects.toThrow(
-      'no credentials in this run',
-    );
+    await expect(
+      secrets.credentialValue({ credential: 'crd_x', field: 'password' }, UNTOUCHED_PAGE, '#pw', 1_000),
+    ).rejects.toThrow('has no password');
+    await expect(
+      new RunSecrets().credentialValue({ credential: 'crd_y', field: 'totp' }, UNTOUCHED_PAGE, '#otp', 1_000),
+    ).rejects.toThrow('no credentials in this run');
   });
 });

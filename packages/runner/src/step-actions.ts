@@ -14,7 +14,7 @@ export async function performStep(page: Page, step: Step, timeoutMs: number, ses
     maxOutputBytes: session.outputAllowance?.() ?? Number.POSITIVE_INFINITY,
     credentialValue: (value, targetSelector) =>
       session.secrets
-        ? session.secrets.credentialValue(value, targetSelector)
+        ? session.secrets.credentialValue(value, page, targetSelector, timeoutMs)
         : Promise.reject(new Error(`credential ${value.credential} cannot be used here: no credentials in this run`)),
     screenshot: (options) => page.screenshot({ ...options, mask: session.secrets?.masksOn(page) ?? [] }),
   });

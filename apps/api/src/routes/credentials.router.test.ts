@@ -24,13 +24,19 @@ const SECRETS = [PASSWORD, NEW_PASSWORD, TOTP_SECRET, OTHER_SECRET, RECORDED_TEX
 let counter = 0;
 const uniqueName = (base: string) => `${base} ${++counter}`;
 
+/** Where the credentials of this file may be filled, unless a test gives its own `origins`. */
+const SHOP = 'https://shop.example';
 const create = (body: object, as: TestOrg = org) =>
-  request(h.app).post('/api/v1/credentials').set(as.auth('write')).send(body);
+  request(h.app)
+    .post('/api/v1/credentials')
+    .set(as.auth('write'))
+    .send({ origins: [SHOP], ...body });
 const patch = (id: string, body: object, as: TestOrg = org) =>
   request(h.app).patch(`/api/v1/credentials/${id}`).set(as.auth('write')).send(body);
 const get = (id: string, as: TestOrg = org) => request(h.app).get(`/api/v1/credentials/${id}`).set(as.auth('read'));
+// Steps that fill from a credential need an admin key (docs/security.md).
 const putSteps = (botId: string, steps: object[]) =>
-  request(h.app).put(`/api/v1/bots/${botId}/steps`).set(org.auth('write')).send({ steps });
+  request(h.app).put(`/api/v1/bots/${botId}/steps`).set(org.auth('admin')).send({ steps });
 
 /** A credential with every field, created through the API; answers its id. */
 async function newCredential(fields: object = {}): Promise<string> {
@@ -56,6 +62,7 @@ describe('credentials', () => {
       id: expect.stringMatching(/^crd_/),
       name: 'shop login',
       username: 'alice@example.com',
+      origins: [SHOP],
       hasPassword: true,
       hasTotp: true,
       totp: { algorithm: 'SHA1', digits: 6, period: 30 },
@@ -189,6 +196,79 @@ describe('credentials', () => {
     }
   });
 
+  it.each([
+    ['no origins', { origins: undefined }, 'origins'],
+    ['an empty list', { origins: [] }, 'origins'],
+    ['21 origins', { origins: Array.from({ length: 21 }, (_, i) => `https://s${i}.example`) }, 'origins'],
+    ['an ftp origin', { origins: ['ftp://shop.example'] }, 'origins.0'],
+    ['a javascript: URL', { origins: [SHOP, 'javascript:alert(1)'] }, 'origins.1'],
+    ['a path', { origins: ['https://shop.example/login'] }, 'origins.0'],
+    ['a query', { origins: ['https://shop.example?next=/'] }, 'origins.0'],
+    ['user info', { origins: [`https://alice:${PASSWORD}@shop.example`] }, 'origins.0'],
+    ['a bare host', { origins: ['shop.example'] }, 'origins.0'],
+  ])('refuses a credential with %s (400 naming the field)', async (_why, fields, field) => {
+    const res = await create({ name: uniqueName('nowhere'), password: PASSWORD, ...fields });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(field);
+    expectNoSecret(res.text);
+  });
+
+  it('normalises origins, and takes http:// only while the private network is open', async () => {
+    const created = await create({
+      name: uniqueName('normalised'),
+      origins: ['HTTPS://Shop.Example:443/', 'https://login.shop.example:8443', 'https://shop.example'],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.origins).toEqual([SHOP, 'https://login.shop.example:8443']);
+    // The harness opens the private network (its test sites are on loopback).
+    expect((await create({ name: uniqueName('local'), origins: ['http://127.0.0.1:3000'] })).status).toBe(201);
+
+    const { port } = await h.listen({ allowPrivateNetwork: false });
+    const closed = await request(`http://127.0.0.1:${port}`)
+      .post('/api/v1/credentials')
+      .set(org.auth('write'))
+      .send({ name: uniqueName('closed'), origins: [SHOP, 'http://127.0.0.1:3000'] });
+    expect(closed.status).toBe(400);
+    expect(closed.body.error).toMatchObject({
+      code: 'validation_error',
+      details: [
+        expect.objectContaining({ path: 'origins.1', message: expect.stringContaining('ALLOW_PRIVATE_NETWORK') }),
+      ],
+    });
+    const id = await newCredential();
+    const patched = await request(`http://127.0.0.1:${port}`)
+      .patch(`/api/v1/credentials/${id}`)
+      .set(org.auth('admin'))
+      .send({ origins: ['http://shop.example'] });
+    expect(patched.status).toBe(400);
+  });
+
+  it('lets only an admin key change the origins; a write key still rotates the rest', async () => {
+    const id = await newCredential();
+    const widened = await patch(id, { origins: [SHOP, 'https://attacker.example'] });
+    expect(widened.status).toBe(403);
+    expect(widened.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('admin key') });
+    expect((await get(id)).body.origins).toEqual([SHOP]);
+    // Along with an allowed change the whole patch is refused: nothing of it is written.
+    expect((await patch(id, { name: 'renamed-with', origins: ['https://attacker.example'] })).status).toBe(403);
+    expect((await get(id)).body.name).not.toBe('renamed-with');
+    expect((await patch(id, { password: NEW_PASSWORD })).status).toBe(200);
+
+    const asAdmin = await request(h.app)
+      .patch(`/api/v1/credentials/${id}`)
+      .set(org.auth('admin'))
+      .send({ origins: ['https://login.shop.example'] });
+    expect(asAdmin.status).toBe(200);
+    expect(asAdmin.body.origins).toEqual(['https://login.shop.example']);
+  });
+
+  it('shows a credential stored before origins existed with none', async () => {
+    const id = await newCredential();
+    await h.db.credential.update({ where: { id }, data: { origins: [] } });
+    expect((await get(id)).body.origins).toEqual([]);
+  });
+
   it('needs a write key to change one', async () => {
     expect((await request(h.app).post('/api/v1/credentials').set(org.auth('read')).send({ name: 'r' })).status).toBe(
       403,
@@ -278,7 +358,7 @@ describe('recordings', () => {
     ...(credentials ? { credentials } : {}),
   });
   const importInto = (botId: string, body: object) =>
-    request(h.app).post(`/api/v1/bots/${botId}/steps/import`).set(org.auth('write')).send(body);
+    request(h.app).post(`/api/v1/bots/${botId}/steps/import`).set(org.auth('admin')).send(body);
 
   it('binds a recorded change step to a credential: the reference is stored, the recorded text is not', async () => {
     const id = await newCredential();
@@ -314,7 +394,7 @@ describe('recordings', () => {
     const id = await newCredential();
     const res = await request(h.app)
       .post('/api/v1/bots')
-      .set(org.auth('write'))
+      .set(org.auth('admin'))
       .send({ recording: recording([{ step: 1, credential: id, field: 'username' }]) });
     expect(res.status).toBe(201);
     const steps = await loadSteps(h.db, res.body.id);
@@ -363,7 +443,7 @@ describe('recordings', () => {
     expect((await loadSteps(h.db, botId)).length).toBe(1);
     const created = await request(h.app)
       .post('/api/v1/bots')
-      .set(org.auth('write'))
+      .set(org.auth('admin'))
       .send({ name: 'never', recording: recording([{ step: 2, credential: theirs, field: 'password' }]) });
     expect(created.status).toBe(404);
     const bots = await request(h.app).get('/api/v1/bots?limit=100').set(org.auth('read'));

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '@botfleet/core';
+import { AppError, notFound, type Permission } from '@botfleet/core';
 import {
   createCredential,
   deleteCredentialUnlessUsed,
@@ -17,7 +17,7 @@ import { CreateCredentialSchema, CredentialSchema, UpdateCredentialSchema } from
 import { CredentialParams } from './path-params';
 import { credentialOfCaller } from './resource-loaders';
 
-export function credentialRoutes({ db, secretBox }: ApiDeps): Route[] {
+export function credentialRoutes({ db, secretBox, settings }: ApiDeps): Route[] {
   const view = (credential: Credential) => toCredentialView(credential, totpViewOf(secretBox, credential.totpEnc));
   /** The unique index on (organization, name) speaks for a taken name, whoever wrote first. */
   const namedOnce = async <T>(name: string | undefined, write: () => Promise<T>): Promise<T> => {
@@ -28,6 +28,10 @@ export function credentialRoutes({ db, secretBox }: ApiDeps): Route[] {
       throw error;
     }
   };
+  const writeContext = (permission: Permission) => ({
+    permission,
+    allowPrivateNetwork: settings.allowPrivateNetwork ?? false,
+  });
   const duplicateName = {
     description: 'The organization has a credential of that name (`conflict`)',
     code: 'conflict',
@@ -43,7 +47,7 @@ export function credentialRoutes({ db, secretBox }: ApiDeps): Route[] {
         description:
           '`fill` steps take a value from it with `"value": { "credential": "crd_...", "field": ' +
           '"username" | "password" | "totp" }`. The TOTP comes from a base32 `totpSecret` (SHA-1, 6 digits, ' +
-          '30 s) or an `otpauthUri`, not both.',
+          '30 s) or an `otpauthUri`, not both. Its values are filled only into frames at one of its `origins`.',
         permission: 'write',
         body: CreateCredentialSchema,
         responses: {
@@ -52,7 +56,7 @@ export function credentialRoutes({ db, secretBox }: ApiDeps): Route[] {
         },
       },
       async ({ auth, body }) => {
-        const input = sealNewCredential(secretBox, body);
+        const input = sealNewCredential(secretBox, body, writeContext(auth.permission));
         const created = await namedOnce(body.name, () => createCredential(db, auth.organizationId, input));
         return { status: 201, body: view(created) };
       },
@@ -93,18 +97,20 @@ export function credentialRoutes({ db, secretBox }: ApiDeps): Route[] {
         path: '/credentials/:credentialId',
         operationId: 'updateCredential',
         tag: 'Credentials',
-        summary: 'Rename a credential or rotate its username, password or TOTP (null removes one)',
+        summary: 'Rename a credential, rotate its username, password or TOTP (null removes one), or change its origins',
+        description: 'Changing `origins` needs an admin key (`403 forbidden` for a write key).',
         permission: 'write',
         params: CredentialParams,
         body: UpdateCredentialSchema,
         load: { credential: credentialOfCaller },
         responses: {
           200: { description: 'The updated credential, without its secrets', schema: CredentialSchema },
+          403: { description: 'A write key tried to change `origins` (`forbidden`)', code: 'forbidden' },
           409: duplicateName,
         },
       },
       async ({ auth, credential, body }) => {
-        const patch = sealCredentialPatch(secretBox, body);
+        const patch = sealCredentialPatch(secretBox, body, writeContext(auth.permission));
         const updated = await namedOnce(body.name, () =>
           updateCredential(db, auth.organizationId, credential.id, patch),
         );

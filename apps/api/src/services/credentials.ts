@@ -1,6 +1,8 @@
 import {
   AppError,
   InvalidTotpError,
+  normalizeCredentialOrigin,
+  type Permission,
   totpFromSecret,
   totpFromUri,
   type SecretBox,
@@ -41,22 +43,66 @@ function readTotp(field: 'otpauthUri' | 'totpSecret', read: () => TotpSettings):
 
 const sealTotp = (secretBox: SecretBox, settings: TotpSettings) => secretBox.encrypt(JSON.stringify(settings));
 
+/** What the service needs besides the request: the caller's permission and the network setting. */
+export interface CredentialWriteContext {
+  permission: Permission;
+  /** ALLOW_PRIVATE_NETWORK: only then may an origin be http:// (sites on loopback). */
+  allowPrivateNetwork: boolean;
+}
+
+/**
+ * The contract has normalised the origins (http:// included); here http:// is refused unless the
+ * private network is open, as every other address a run reaches (docs/security.md), and
+ * duplicates are dropped.
+ */
+function checkedOrigins(origins: string[], context: CredentialWriteContext): string[] {
+  origins.forEach((origin, index) => {
+    const { problem } = normalizeCredentialOrigin(origin, context.allowPrivateNetwork);
+    if (problem === undefined) return;
+    const message = `origin ${problem}`;
+    throw new AppError('validation_error', `Invalid request: origins.${index}: ${message}`, [
+      { path: `origins.${index}`, message, in: 'body' },
+    ]);
+  });
+  return [...new Set(origins)];
+}
+
 /** A new credential's row fields, secrets sealed. */
-export function sealNewCredential(secretBox: SecretBox, body: CreateCredentialRequest): CredentialInput {
+export function sealNewCredential(
+  secretBox: SecretBox,
+  body: CreateCredentialRequest,
+  context: CredentialWriteContext,
+): CredentialInput {
   const totp = totpOf(body);
   return {
     name: body.name,
+    origins: checkedOrigins(body.origins, context),
     username: body.username ?? null,
     passwordEnc: body.password === undefined ? null : secretBox.encrypt(body.password),
     totpEnc: totp ? sealTotp(secretBox, totp) : null,
   };
 }
 
-/** A patch's row fields: what it leaves out stays, null removes, a new secret is sealed. */
-export function sealCredentialPatch(secretBox: SecretBox, body: UpdateCredentialRequest): Partial<CredentialInput> {
+/**
+ * A patch's row fields: what it leaves out stays, null removes, a new secret is sealed. New
+ * origins need an admin key: a write key could otherwise send a secret someone else stored to a
+ * site of its choosing and read it back there (docs/security.md).
+ */
+export function sealCredentialPatch(
+  secretBox: SecretBox,
+  body: UpdateCredentialRequest,
+  context: CredentialWriteContext,
+): Partial<CredentialInput> {
+  if (body.origins !== undefined && context.permission !== 'admin') {
+    throw new AppError(
+      'forbidden',
+      "Changing a credential's origins needs an admin key: they say which sites its password and TOTP codes may be filled into",
+    );
+  }
   const totp = totpOf(body);
   return {
     ...(body.name === undefined ? {} : { name: body.name }),
+    ...(body.origins === undefined ? {} : { origins: checkedOrigins(body.origins, context) }),
     ...(body.username === undefined ? {} : { username: body.username }),
     ...(body.password === undefined
       ? {}

@@ -63,7 +63,12 @@ export const SAMPLE_BODIES: Record<string, object | undefined> = {
   },
   'post /profiles/:profileId/reset': undefined,
   'get /credentials': undefined,
-  'post /credentials': { name: 'sample credential', username: 'alice', password: 'sample-password' },
+  'post /credentials': {
+    name: 'sample credential',
+    origins: ['https://shop.example'],
+    username: 'alice',
+    password: 'sample-password',
+  },
   'get /credentials/:credentialId': undefined,
   'patch /credentials/:credentialId': { username: 'bob' },
   'delete /credentials/:credentialId': undefined,

@@ -7,6 +7,7 @@ export function toCredentialView(credential: Credential, totp: CredentialTotpVie
     id: credential.id,
     name: credential.name,
     username: credential.username,
+    origins: credential.origins,
     hasPassword: credential.passwordEnc !== null,
     hasTotp: credential.totpEnc !== null,
     totp,

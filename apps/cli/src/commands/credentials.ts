@@ -27,6 +27,10 @@ function describeCredential(credential: Credential): string {
     ['id', credential.id],
     ['name', credential.name],
     ['username', credential.username ?? '-'],
+    [
+      'origins',
+      credential.origins.length > 0 ? credential.origins.join(' ') : '- (fills nowhere until an admin sets them)',
+    ],
     ['password', credential.hasPassword ? 'set' : '-'],
     ['totp', totp ? `${totp.algorithm}, ${totp.digits} digits, ${totp.period} s` : '-'],
     ['createdAt', timestamp(credential.createdAt)],
@@ -171,30 +175,42 @@ export async function getCredentialCommand({ client, output, args }: CommandCont
   print(output, data, describeCredential);
 }
 
+/** `--origin O`, repeatable: the sites a credential's values may be filled into (the API checks each). */
+const ORIGIN_OPTION = { origin: { type: 'string', multiple: true } } as const;
+
 /**
- * `botfleet credentials create --name N [--username U] [--password-stdin | --password-file F |
- * --password-env VAR] [--totp-secret-file F | --totp-secret-env VAR | --otpauth-uri-file F |
- * --otpauth-uri-env VAR]`.
+ * `botfleet credentials create --name N --origin O [--origin O2 ...] [--username U]
+ * [--password-stdin | --password-file F | --password-env VAR] [--totp-secret-file F |
+ * --totp-secret-env VAR | --otpauth-uri-file F | --otpauth-uri-env VAR]`.
  */
 export async function createCredentialCommand(context: CommandContext): Promise<void> {
   const { client, output, args } = context;
   const { values } = parseArgs({
     args,
-    options: { name: { type: 'string' }, username: { type: 'string' }, ...SECRET_OPTIONS },
+    options: { name: { type: 'string' }, username: { type: 'string' }, ...ORIGIN_OPTION, ...SECRET_OPTIONS },
   });
   if (!values.name) throw new UsageError('credentials create needs --name');
   const secrets = await readSecrets(context, values);
+  if (!values.origin) {
+    throw new UsageError('credentials create needs --origin (repeatable): the sites its values may be filled into');
+  }
   const { data } = await createCredential({
     client,
-    body: { name: values.name, ...(values.username === undefined ? {} : { username: values.username }), ...secrets },
+    body: {
+      name: values.name,
+      origins: values.origin,
+      ...(values.username === undefined ? {} : { username: values.username }),
+      ...secrets,
+    },
     throwOnError: true,
   });
   print(output, data, describeCredential);
 }
 
 /**
- * `botfleet credentials update <credentialId> [--name N] [--username U | --remove-username]
- * [a password source | --remove-password] [a TOTP source | --remove-totp]`: renames or rotates.
+ * `botfleet credentials update <credentialId> [--name N] [--origin O ...] [--username U |
+ * --remove-username] [a password source | --remove-password] [a TOTP source | --remove-totp]`:
+ * renames or rotates; `--origin` replaces its origins (an admin key only).
  */
 export async function updateCredentialCommand(context: CommandContext): Promise<void> {
   const { client, output, args } = context;
@@ -207,6 +223,7 @@ export async function updateCredentialCommand(context: CommandContext): Promise<
       'remove-username': { type: 'boolean' },
       'remove-password': { type: 'boolean' },
       'remove-totp': { type: 'boolean' },
+      ...ORIGIN_OPTION,
       ...SECRET_OPTIONS,
     },
   });
@@ -224,6 +241,7 @@ export async function updateCredentialCommand(context: CommandContext): Promise<
   if (conflict) throw new UsageError(`credentials update takes ${conflict[1]}, not both`);
   const body: UpdateCredentialData['body'] = {
     ...(values.name === undefined ? {} : { name: values.name }),
+    ...(values.origin === undefined ? {} : { origins: values.origin }),
     ...(values.username === undefined ? {} : { username: values.username }),
     ...(values['remove-username'] ? { username: null } : {}),
     ...(values['remove-password'] ? { password: null } : {}),

@@ -93,6 +93,14 @@ function CredentialCard({ credential, onChanged }: { credential: Credential; onC
           <dd class="wrap">{credential.username ?? 'none'}</dd>
         </div>
         <div>
+          <dt>Origins</dt>
+          <dd class="wrap">
+            {credential.origins.length > 0
+              ? credential.origins.join(', ')
+              : 'none: fills nowhere until an admin sets them'}
+          </dd>
+        </div>
+        <div>
           <dt>Password</dt>
           <dd>{credential.hasPassword ? 'password set' : 'none'}</dd>
         </div>
@@ -161,9 +169,16 @@ function totpBody(input: TotpInput): { totpSecret?: string; otpauthUri?: string 
   return {};
 }
 
+/** The origins typed one per line (or separated by spaces or commas), as the API takes them. */
+const originsOf = (text: string): string[] => text.split(/[\s,]+/).filter((origin) => origin !== '');
+
+/** The API's complaint about the origins: the list's own, or the first about one of them. */
+const originsError = (fieldErrors: Record<string, string>): string | undefined =>
+  fieldErrors.origins ?? Object.entries(fieldErrors).find(([path]) => path.startsWith('origins.'))?.[1];
+
 function CreateCredentialForm({ onCreated }: { onCreated(name: string): void }) {
   const { client } = useSession();
-  const empty = { name: '', username: '', password: '', totpSecret: '', otpauthUri: '' };
+  const empty = { name: '', origins: '', username: '', password: '', totpSecret: '', otpauthUri: '' };
   const [draft, setDraft] = useState(empty);
   const create = useAction();
   const fieldErrors = fieldErrorsOf(create.error);
@@ -185,6 +200,7 @@ function CreateCredentialForm({ onCreated }: { onCreated(name: string): void }) 
           const name = draft.name.trim();
           const body = {
             name,
+            origins: originsOf(draft.origins),
             ...(draft.username.trim() ? { username: draft.username.trim() } : {}),
             ...(draft.password ? { password: draft.password } : {}),
             ...totp,
@@ -211,6 +227,8 @@ function CreateCredentialForm({ onCreated }: { onCreated(name: string): void }) 
 
 interface CredentialDraft extends TotpInput {
   name: string;
+  /** One origin per line. */
+  origins: string;
   username: string;
   password: string;
 }
@@ -221,6 +239,8 @@ interface CredentialInputsProps {
   fieldErrors: Record<string, string>;
   /** Labels for an edit: an empty input keeps what is stored. */
   replacing?: boolean;
+  /** Shown but not editable: only an admin key may change where a credential is filled. */
+  originsReadOnly?: boolean;
   onChange(change: Partial<CredentialDraft>): void;
 }
 
@@ -234,7 +254,14 @@ const TOTP_INPUTS: { field: keyof TotpInput; id: string; label: string }[] = [
  * A credential's inputs. The password and TOTP ones are masked, never filled from the API, and not
  * offered to password managers.
  */
-function CredentialInputs({ idPrefix, draft, fieldErrors, replacing = false, onChange }: CredentialInputsProps) {
+function CredentialInputs({
+  idPrefix,
+  draft,
+  fieldErrors,
+  replacing = false,
+  originsReadOnly = false,
+  onChange,
+}: CredentialInputsProps) {
   const keep = replacing ? ' (empty: keep the current one)' : ' (optional)';
   return (
     <>
@@ -246,6 +273,22 @@ function CredentialInputs({ idPrefix, draft, fieldErrors, replacing = false, onC
         value={draft.name}
         onInput={(name) => onChange({ name })}
         error={fieldErrors.name}
+      />
+      <TextField
+        id={`${idPrefix}-origins`}
+        label="Origins"
+        rows={3}
+        required
+        spellcheck={false}
+        readOnly={originsReadOnly}
+        value={draft.origins}
+        hint={
+          originsReadOnly
+            ? 'Only an admin key can change the sites this credential is filled into.'
+            : 'The sites it may be filled into, one per line: https://host or https://host:port. A fill on any other site fails.'
+        }
+        onInput={(origins) => onChange({ origins })}
+        error={originsError(fieldErrors)}
       />
       <TextField
         id={`${idPrefix}-username`}
@@ -298,9 +341,10 @@ interface EditDraft extends CredentialDraft {
 
 /** Rename, change the username, or rotate the password or TOTP; only what changed is sent. */
 function EditCredentialForm({ id, credential, onSaved }: { id: string; credential: Credential; onSaved(): void }) {
-  const { client } = useSession();
+  const { client, isAdmin } = useSession();
   const [draft, setDraft] = useState<EditDraft>({
     name: credential.name,
+    origins: credential.origins.join('\n'),
     username: credential.username ?? '',
     password: '',
     totpSecret: '',
@@ -329,6 +373,8 @@ function EditCredentialForm({ id, credential, onSaved }: { id: string; credentia
         const body: CredentialPatch = { ...totp };
         const name = draft.name.trim();
         if (name !== credential.name) body.name = name;
+        const origins = originsOf(draft.origins);
+        if (isAdmin && origins.join('\n') !== credential.origins.join('\n')) body.origins = origins;
         const username = draft.username.trim() || null;
         if (username !== credential.username) body.username = username;
         if (draft.removePassword) body.password = null;
@@ -339,7 +385,14 @@ function EditCredentialForm({ id, credential, onSaved }: { id: string; credentia
         });
       }}
     >
-      <CredentialInputs idPrefix={prefix} draft={draft} fieldErrors={fieldErrors} replacing onChange={update} />
+      <CredentialInputs
+        idPrefix={prefix}
+        draft={draft}
+        fieldErrors={fieldErrors}
+        replacing
+        originsReadOnly={!isAdmin}
+        onChange={update}
+      />
       {credential.hasPassword && (
         <RemoveCheckbox
           label="Remove the password"

@@ -9,11 +9,11 @@ import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
  * only the worker opens them, when a step fills one.
  */
 
-/** A credential as a run needs it: the sealed fields, if it belongs to this organization. */
+/** A credential as a run needs it: the sealed fields and its origins, if it belongs to this organization. */
 export async function findCredentialForRun(db: Db, organizationId: string, credentialId: string) {
   return db.credential.findFirst({
     where: { id: credentialId, organizationId },
-    select: { id: true, username: true, passwordEnc: true, totpEnc: true },
+    select: { id: true, username: true, passwordEnc: true, totpEnc: true, origins: true },
   });
 }
 
@@ -25,6 +25,8 @@ export interface CredentialInput {
   username: string | null;
   passwordEnc: string | null;
   totpEnc: string | null;
+  /** Normalised origins its values may be filled on (core's normalizeCredentialOrigin). */
+  origins: string[];
 }
 
 export async function createCredential(db: Db, organizationId: string, input: CredentialInput) {
