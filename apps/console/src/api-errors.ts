@@ -1,7 +1,28 @@
 import { BotfleetApiError, BotfleetNetworkError } from '@botfleet/sdk';
 
+/** Why a write key may not change a bot that uses a saved login (docs/sessions.md): its 403, and the editors' notice. */
+export const BOT_LOGIN_NOTICE = 'This bot uses a saved login (profile or credential); only an admin key can change it.';
+/** Why a write key may not give a bot a saved login. */
+export const ATTACH_LOGIN_NOTICE = 'Only an admin key can give a bot a saved login (profile or credential).';
+
+/**
+ * The sentence for the 403 of a change to a bot that holds a login, or would be given one, made
+ * with a write key: recognised by its `details` (`{ requires: 'admin', because, logins }`), not its
+ * wording. Null for any other error.
+ */
+export function botLoginRefusalOf(error: unknown): string | null {
+  if (!isApiError(error, 'forbidden')) return null;
+  const details = error.details as { requires?: unknown; because?: unknown } | null | undefined;
+  if (details?.requires !== 'admin') return null;
+  if (details.because === 'bot_uses_login') return BOT_LOGIN_NOTICE;
+  if (details.because === 'change_attaches_login') return ATTACH_LOGIN_NOTICE;
+  return null;
+}
+
 /** A line a person can act on, from whatever a call threw. */
 export function errorMessage(error: unknown): string {
+  const loginRefusal = botLoginRefusalOf(error);
+  if (loginRefusal) return loginRefusal;
   if (error instanceof BotfleetApiError) {
     const id = error.status >= 500 && error.requestId ? ` (request ${error.requestId})` : '';
     return `${error.message}${id}`;

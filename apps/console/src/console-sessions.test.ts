@@ -3,7 +3,15 @@ import { createTestExecution } from '@botfleet/db/testing';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import request from 'supertest';
-import { expectNoSecretShown, openConsole, signIn, snap, startConsoleFixture, type ConsoleFixture } from './testing';
+import {
+  expectNoSecretShown,
+  openConsole,
+  recordApiWrites,
+  signIn,
+  snap,
+  startConsoleFixture,
+  type ConsoleFixture,
+} from './testing';
 
 /*
  * The console's profiles and credentials in Chromium against a running botfleet: what a person
@@ -72,6 +80,7 @@ it('creates, rotates and deletes credentials without ever showing a secret', asy
 
     const form = page.getByRole('region', { name: 'New credential' });
     await form.getByLabel('Name', { exact: true }).fill('Shop login');
+    await form.getByLabel('Origins').fill('HTTPS://Shop.Example\nhttps://login.shop.example:8443');
     await form.getByLabel('Username (optional)').fill('watcher@example.com');
     await form.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await form.getByLabel('TOTP secret (base32)').fill(TOTP_SECRET);
@@ -84,6 +93,7 @@ it('creates, rotates and deletes credentials without ever showing a secret', asy
     await card.getByText('password set').waitFor();
     await card.getByText('TOTP: SHA1, 6 digits, 30 s').waitFor();
     await card.getByText('watcher@example.com').waitFor();
+    await card.getByText('https://shop.example, https://login.shop.example:8443').waitFor();
     credentialId = (await card.locator('code').first().textContent())!;
     expect(credentialId).toMatch(/^crd_/);
     // The secret inputs are empty again after the save.
@@ -97,6 +107,8 @@ it('creates, rotates and deletes credentials without ever showing a secret', asy
     await card.getByRole('button', { name: 'Edit' }).click();
     const edit = card.getByRole('form', { name: 'Edit Shop login' });
     await expect(edit.getByLabel('New password').inputValue()).resolves.toBe('');
+    // A write key sees the origins but cannot change them (only an admin key can).
+    await expect(edit.getByLabel('Origins').getAttribute('readonly')).resolves.not.toBeNull();
     await checkA11y('credential edit form');
     await edit.getByLabel('New password').fill(ROTATED_PASSWORD);
     await edit
@@ -113,6 +125,7 @@ it('creates, rotates and deletes credentials without ever showing a secret', asy
 
     // A TOTP secret the API cannot use is refused beside its input; both kinds at once, before sending.
     await form.getByLabel('Name', { exact: true }).fill('Broken login');
+    await form.getByLabel('Origins').fill('https://shop.example');
     await form.getByLabel('TOTP secret (base32)').fill('not-base32!');
     guard.expectError((r) => r.status() === 400 && r.url().endsWith('/credentials'));
     await form.getByRole('button', { name: 'Create credential' }).click();
@@ -270,7 +283,8 @@ it('binds a bot to a profile and a fill step to a credential, and refuses to del
   );
   const { context, page, guard, checkA11y } = await openConsole(f.browser, { width: 1280, height: 800 });
   try {
-    await signIn(page, f.baseUrl, f.org.keys.write);
+    // Giving a bot a saved login takes an admin key (docs/sessions.md).
+    await signIn(page, f.baseUrl, f.org.keys.admin);
     await page.goto(`${f.baseUrl}/console/bots/${botId}`);
     await page.getByRole('heading', { name: 'Shop watcher', level: 1 }).waitFor();
     await page.getByText('No profile: every run starts as a fresh browser.').waitFor();
@@ -357,6 +371,39 @@ it('shows a read key the profiles, credentials and bindings, with no write contr
     await expect(page.getByRole('button', { name: /^(Edit|Delete) step/ }).count()).resolves.toBe(0);
     await expect(noHorizontalScroll()).resolves.toBe(true);
     await checkA11y('bot with a session (read, 360 px)');
+    expect(guard.problems).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}, 120_000);
+
+it('shows a write key a bot with a saved login read-only, saying why, and why a restore is refused', async () => {
+  const { context, page, guard, checkA11y } = await openConsole(f.browser, { width: 1280, height: 800 });
+  const writes = recordApiWrites(page);
+  try {
+    await signIn(page, f.baseUrl, f.org.keys.write);
+    await page.goto(`${f.baseUrl}/console/bots/${botId}`);
+    const notice = 'This bot uses a saved login (profile or credential); only an admin key can change it.';
+    await page.getByTestId('bot-login-notice').getByText(notice).waitFor();
+    await page.getByText('fill "#pw": fills password of credential "Shop login"').waitFor();
+    await page.getByTestId('session-summary').getByRole('link', { name: 'Shop account (EU)' }).waitFor();
+    // Neither the steps, the manifest nor the session can be edited, and no version restored here.
+    await expect(page.getByRole('form', { name: 'Edit the steps' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Save browser session' }).count()).resolves.toBe(0);
+    await expect(page.locator('form[aria-labelledby="capabilities-heading"]').count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: /^Restore version/ }).count()).resolves.toBe(0);
+    // Its settings are still a write key's, the target URL shown but not editable.
+    await page.getByRole('button', { name: 'Edit settings' }).click();
+    await expect(page.getByLabel('Target URL').getAttribute('readonly')).resolves.not.toBeNull();
+    await checkA11y('bot with a saved login (write)');
+    expect(writes).toEqual([]);
+
+    // The version page offers the restore; the API's refusal reads as the same sentence.
+    await page.goto(`${f.baseUrl}/console/bots/${botId}/versions/1`);
+    guard.expectError((r) => r.status() === 403 && r.url().endsWith(`/bots/${botId}/versions/1/restore`));
+    await page.getByRole('button', { name: 'Restore version 1' }).click();
+    await page.getByRole('button', { name: 'Yes, restore version 1' }).click();
+    await page.getByRole('alert').getByText(notice).waitFor();
     expect(guard.problems).toEqual([]);
   } finally {
     await context.close();

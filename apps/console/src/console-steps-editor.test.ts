@@ -29,7 +29,11 @@ let botId: string;
 let credentialId: string;
 
 beforeAll(async () => {
-  const created = await api('post', '/credentials').send({ name: 'Shop login', password: 'not-shown-Pa55' });
+  const created = await api('post', '/credentials').send({
+    name: 'Shop login',
+    password: 'not-shown-Pa55',
+    origins: [f.site.origin],
+  });
   expect(created.status).toBe(201);
   credentialId = created.body.id as string;
   botId = await f.api.newBot(
@@ -49,7 +53,8 @@ beforeAll(async () => {
 it('adds, edits, moves by keyboard and deletes steps, binds a credential, and shows a refusal at its field', async () => {
   const { context, page, guard, checkA11y } = await openConsole(f.browser, { width: 1280, height: 900 });
   try {
-    await signIn(page, f.baseUrl, f.org.keys.write);
+    // Binding a step to a credential takes an admin key (docs/sessions.md).
+    await signIn(page, f.baseUrl, f.org.keys.admin);
     await page.goto(`${f.baseUrl}/console/bots/${botId}`);
     await page.getByRole('heading', { name: 'Book search <b>bold</b>', level: 1 }).waitFor();
     const editor = page.getByRole('form', { name: 'Edit the steps' });

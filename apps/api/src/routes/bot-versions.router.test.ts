@@ -1,3 +1,4 @@
+import type { Permission } from '@botfleet/core';
 import { findBotVersion, findStoredManifest } from '@botfleet/db';
 import { startReceiver, type TestReceiver } from '@botfleet/testkit';
 import { signPayload } from '@botfleet/webhooks';
@@ -28,8 +29,9 @@ const goto = (url: string) => ({ action: 'goto', url });
 const api = (as: TestOrg = org) => ({
   get: (path: string, permission: 'read' | 'write' = 'read') =>
     request(h.app).get(`/api/v1${path}`).set(as.auth(permission)),
-  put: (path: string, body: object) => request(h.app).put(`/api/v1${path}`).set(as.auth('write')).send(body),
-  post: (path: string, body: object = {}, permission: 'read' | 'write' = 'write') =>
+  put: (path: string, body: object, permission: Permission = 'write') =>
+    request(h.app).put(`/api/v1${path}`).set(as.auth(permission)).send(body),
+  post: (path: string, body: object = {}, permission: Permission = 'write') =>
     request(h.app).post(`/api/v1${path}`).set(as.auth(permission)).send(body),
   del: (path: string) => request(h.app).delete(`/api/v1${path}`).set(as.auth('write')),
 });
@@ -185,11 +187,12 @@ describe('POST /bots/:botId/versions/:version/restore', () => {
     const profile = await api().post('/profiles', { name: `gone-${botId}` });
     expect(profile.status).toBe(201);
     const profileId = profile.body.id as string;
-    await api().put(`/bots/${botId}/manifest`, { session: { profileId } });
-    await api().put(`/bots/${botId}/manifest`, { session: null });
+    // Attaching a profile, and changing a bot that has one, take an admin key (bot-logins.router.test.ts).
+    await api().put(`/bots/${botId}/manifest`, { session: { profileId } }, 'admin');
+    await api().put(`/bots/${botId}/manifest`, { session: null }, 'admin');
     expect((await api().del(`/profiles/${profileId}`)).status).toBe(204);
 
-    const res = await api().post(`/bots/${botId}/versions/2/restore`);
+    const res = await api().post(`/bots/${botId}/versions/2/restore`, {}, 'admin');
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({
       code: 'conflict',
@@ -201,15 +204,21 @@ describe('POST /bots/:botId/versions/:version/restore', () => {
 
   it('refuses (409, naming it) a version whose steps fill from a credential deleted since', async () => {
     const botId = await h.newBot(org);
-    const credential = await api().post('/credentials', { name: `gone-${botId}`, username: 'u', password: 'p4ssword' });
+    const credential = await api().post('/credentials', {
+      name: `gone-${botId}`,
+      username: 'u',
+      password: 'p4ssword',
+      origins: ['https://a.example'],
+    });
     expect(credential.status).toBe(201);
     const credentialId = credential.body.id as string;
     const fill = { action: 'fill', selector: '#user', value: { credential: credentialId, field: 'username' } };
-    expect((await api().put(`/bots/${botId}/steps`, { steps: [goto('https://a.example/'), fill] })).status).toBe(200);
-    expect((await api().put(`/bots/${botId}/steps`, { steps: [goto('https://a.example/')] })).status).toBe(200);
+    const steps = (list: object[]) => api().put(`/bots/${botId}/steps`, { steps: list }, 'admin');
+    expect((await steps([goto('https://a.example/'), fill])).status).toBe(200);
+    expect((await steps([goto('https://a.example/')])).status).toBe(200);
     expect((await api().del(`/credentials/${credentialId}`)).status).toBe(204);
 
-    const res = await api().post(`/bots/${botId}/versions/2/restore`);
+    const res = await api().post(`/bots/${botId}/versions/2/restore`, {}, 'admin');
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({
       code: 'conflict',

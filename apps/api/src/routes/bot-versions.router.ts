@@ -2,7 +2,9 @@ import { notFound, type Permission } from '@botfleet/core';
 import { findBotVersion, listBotVersions, summarizeBotVersion, type Db } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
+import { loginsNamed, requireAdminToAttach } from '../services/bot-login-guard';
 import { restoreVersion } from '../services/bot-versions.service';
+import { credentialReferencesOf } from '../services/credential-references';
 import { toBotVersionSummaryView, toBotVersionView } from '../views/bot-version.view';
 import {
   BotVersionParams,
@@ -10,9 +12,9 @@ import {
   BotVersionSummarySchema,
   BotVersionsQuerySchema,
 } from './bot-versions.contract';
-import { pageOf } from './common.contract';
+import { BOT_LOGIN_FORBIDDEN, pageOf } from './common.contract';
 import { BotParams } from './path-params';
-import { botOfCaller } from './resource-loaders';
+import { botOfCaller, botToChange } from './resource-loaders';
 
 /** One version as GET shows it, against the bot's current version; 404 when the bot has no such version. */
 async function showVersion(db: Db, botId: string, version: number, currentVersion: number, viewer: Permission) {
@@ -86,7 +88,7 @@ export function botVersionRoutes({ db }: ApiDeps): Route[] {
           '200 with the current version. Runs triggered before keep the version they were triggered with.',
         permission: 'write',
         params: BotVersionParams,
-        load: { bot: botOfCaller },
+        load: { bot: botToChange },
         responses: {
           200: {
             description: 'Nothing to restore: the current version, which already is that definition',
@@ -97,6 +99,7 @@ export function botVersionRoutes({ db }: ApiDeps): Route[] {
             schema: BotVersionSchema,
             headers: { Location: 'Path of the new version' },
           },
+          403: BOT_LOGIN_FORBIDDEN,
           404: { description: 'No such bot, or the bot has no such version', code: 'not_found' },
           409: {
             description: 'The version names a profile or credential the organization no longer has (named in details)',
@@ -107,6 +110,10 @@ export function botVersionRoutes({ db }: ApiDeps): Route[] {
       async ({ auth, bot, params }) => {
         const target = await findBotVersion(db, bot.id, params.version);
         if (!target) throw notFound('Version');
+        requireAdminToAttach(
+          auth,
+          loginsNamed(target.manifest.session?.profileId, credentialReferencesOf(target.steps)),
+        );
         const restored = await restoreVersion(db, auth.organizationId, target);
         if (!restored) throw notFound('Bot');
         const body = await showVersion(db, bot.id, restored.version, restored.version, auth.permission);

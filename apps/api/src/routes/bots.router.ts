@@ -10,6 +10,7 @@ import {
 } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
+import { requireAdminToChangeBot } from '../services/bot-login-guard';
 import { createBotFromRecording } from '../services/bot-from-recording';
 import { toBotDetail, toBotSummary } from '../views/bot.view';
 import { toPageView } from '../views/collection.view';
@@ -20,9 +21,9 @@ import {
   CreateBotRequestSchema,
   CreatedBotSchema,
 } from './bots.contract';
-import { pageOf } from './common.contract';
+import { BOT_LOGIN_FORBIDDEN, pageOf } from './common.contract';
 import { BotParams } from './path-params';
-import { botListingOfCaller } from './resource-loaders';
+import { botListingOfCaller, botOfCaller } from './resource-loaders';
 
 export function botRoutes({ db, logger, artifactStore = createPostgresArtifactStore() }: ApiDeps): Route[] {
   return [
@@ -60,6 +61,7 @@ export function botRoutes({ db, logger, artifactStore = createPostgresArtifactSt
         bodyLimitBytes: MAX_RECORDING_BYTES,
         responses: {
           201: { description: 'The created bot', schema: CreatedBotSchema, headers: { Location: 'Path of the bot' } },
+          403: BOT_LOGIN_FORBIDDEN,
           404: {
             description: 'The recording’s `credentials` name a credential the organization does not have',
             code: 'not_found',
@@ -69,7 +71,7 @@ export function botRoutes({ db, logger, artifactStore = createPostgresArtifactSt
       async ({ auth, body }) => {
         const { recording } = body;
         if (recording !== undefined) {
-          const { bot, warnings } = await createBotFromRecording(db, auth.organizationId, { ...body, recording });
+          const { bot, warnings } = await createBotFromRecording(db, auth, { ...body, recording });
           const location = { Location: `/api/v1/bots/${bot.id}` };
           return { status: 201, body: { ...toBotDetail(newBotListing(bot)), warnings }, headers: location };
         }
@@ -101,12 +103,20 @@ export function botRoutes({ db, logger, artifactStore = createPostgresArtifactSt
         operationId: 'updateBot',
         tag: 'Bots',
         summary: 'Update a bot (name, description, targetUrl, tags, status, retry policy)',
+        description:
+          'A new `targetUrl` for a bot that uses a saved login (a profile, a credential) needs an admin key; its ' +
+          'other fields, and a `targetUrl` sent back unchanged, do not.',
         permission: 'write',
         params: BotParams,
         body: UpdateBotSchema,
-        responses: { 200: { description: 'The updated bot', schema: BotDetailSchema } },
+        load: { current: botOfCaller },
+        responses: { 200: { description: 'The updated bot', schema: BotDetailSchema }, 403: BOT_LOGIN_FORBIDDEN },
       },
-      async ({ auth, params, body }) => {
+      async ({ auth, params, current, body }) => {
+        // Where the bot's runs start is part of what it does; its name, tags or status are not.
+        if (body.targetUrl !== undefined && body.targetUrl !== current.targetUrl) {
+          await requireAdminToChangeBot(db, auth, current.id);
+        }
         const updated = await updateBot(db, auth.organizationId, params.botId, body);
         // Read again as GET shows it, with its last run and schedule (null: deleted meanwhile).
         const bot = updated && (await findBotListing(db, auth.organizationId, params.botId));

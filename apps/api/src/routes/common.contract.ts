@@ -1,5 +1,6 @@
 import { parseCursor } from '@botfleet/core';
 import { z } from 'zod';
+import type { RouteResponseSpec } from '../http/route';
 
 /*
  * The shapes every resource's contract shares: the error envelope, list and page envelopes, and
@@ -48,3 +49,16 @@ export function pageOf<T extends z.ZodType>(item: T) {
 export function listOf<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item) });
 }
+
+/**
+ * The 403 of every route that changes a bot's steps, scripts, manifest or targetUrl, beside the
+ * one a read key gets: services/bot-login-guard.ts decides it.
+ */
+export const BOT_LOGIN_FORBIDDEN = {
+  description:
+    'The key lacks the write permission; or it is a write key, and the bot uses a saved login (a profile in its ' +
+    'manifest, a credential its steps fill from) or the change would give it one, which only an admin key may ' +
+    'do. `details`: `{ requires: "admin", because: "bot_uses_login" | "change_attaches_login", logins: ' +
+    '{ profileId, credentialIds } }`. Write keys still run such a bot and read its outputs.',
+  code: 'forbidden',
+} as const satisfies RouteResponseSpec;

@@ -1,11 +1,13 @@
 import { loadManifest, modifyManifest } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
+import { loginsNamed, requireAdminToAttach } from '../services/bot-login-guard';
 import { applyManifestUpdate, checkSessionProfile } from '../services/manifest.service';
 import { toManifestView } from '../views/manifest.view';
+import { BOT_LOGIN_FORBIDDEN } from './common.contract';
 import { ManifestSchema, ManifestUpdateSchema } from './manifest.contract';
 import { BotParams } from './path-params';
-import { botOfCaller } from './resource-loaders';
+import { botOfCaller, botToChange } from './resource-loaders';
 
 export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
   return [
@@ -32,14 +34,19 @@ export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {
         summary: 'Replace manifest sections; absent sections stay, omitted or masked secrets are kept',
         description:
           'A `session` section names a browser profile of the organization (404 `not_found` otherwise, and nothing ' +
-          'changes); `"session": null` removes it.',
+          'changes); `"session": null` removes it. Attaching a profile needs an admin key, as does any change to the ' +
+          'manifest of a bot that uses a saved login.',
         permission: 'write',
         params: BotParams,
         body: ManifestUpdateSchema,
-        load: { bot: botOfCaller },
-        responses: { 200: { description: 'The new manifest (secrets masked)', schema: ManifestSchema } },
+        load: { bot: botToChange },
+        responses: {
+          200: { description: 'The new manifest (secrets masked)', schema: ManifestSchema },
+          403: BOT_LOGIN_FORBIDDEN,
+        },
       },
       async ({ auth, bot, body }) => {
+        requireAdminToAttach(auth, loginsNamed(body.session?.profileId, []));
         // Locked read-merge-write, so two concurrent PUTs cannot interleave theirs.
         const manifest = await modifyManifest(db, bot.id, async (current, tx) => {
           await checkSessionProfile(tx, auth.organizationId, body);

@@ -364,8 +364,9 @@ describe('other organizations', () => {
 });
 
 describe('manifest session', () => {
+  // A profile is attached, and a bot holding one changed, by an admin key only (bot-logins.router.test.ts).
   const putManifest = (botId: string, body: object, o: TestOrg = org) =>
-    request(h.app).put(`/api/v1/bots/${botId}/manifest`).set(o.auth('write')).send(body);
+    request(h.app).put(`/api/v1/bots/${botId}/manifest`).set(o.auth('admin')).send(body);
   const getManifest = (botId: string) => request(h.app).get(`/api/v1/bots/${botId}/manifest`).set(org.auth('read'));
 
   it('sets, keeps, changes and removes the session', async () => {

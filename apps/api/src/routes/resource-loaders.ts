@@ -20,6 +20,7 @@ import {
   type Script,
 } from '@botfleet/db';
 import type { LoaderInput, ResourceLoader } from '../http/route';
+import { requireAdminToChangeBot } from '../services/bot-login-guard';
 
 /*
  * The resources a path names, as the caller may see them. Each answers the same 404 whether the
@@ -44,6 +45,17 @@ type ExecutionPath = { executionId: string };
 export const botOfCaller = loaderOf<BotPath, Bot>('Bot', ({ db, auth, params }) =>
   findBot(db, auth.organizationId, params.botId),
 );
+
+/**
+ * The bot of `:botId`, for a route that changes what it runs (its steps, scripts or manifest):
+ * answers 403 to a key below admin while the bot holds a login (services/bot-login-guard.ts),
+ * after the 404 of a bot that is not the caller's.
+ */
+export const botToChange: ResourceLoader<BotPath, Bot> = async (input) => {
+  const bot = await botOfCaller(input);
+  await requireAdminToChangeBot(input.db, input.auth, bot.id);
+  return bot;
+};
 
 /** The bot of `:botId` as GET /bots lists it: with its last run and schedule. */
 export const botListingOfCaller = loaderOf<BotPath, BotListing>('Bot', ({ db, auth, params }) =>

@@ -5,9 +5,9 @@ import { defineRoute, type Route } from '../http/route';
 import { validationError } from '../http/validation-issues';
 import { toListView } from '../views/collection.view';
 import { toScriptView } from '../views/script.view';
-import { listOf } from './common.contract';
+import { BOT_LOGIN_FORBIDDEN, listOf } from './common.contract';
 import { BotParams, ScriptParams } from './path-params';
-import { botOfCaller, scriptOfCaller } from './resource-loaders';
+import { botOfCaller, botToChange, scriptOfCaller } from './resource-loaders';
 import { CreateScriptSchema, ScriptSchema, UpdateScriptSchema } from './scripts.contract';
 
 /** The module form the sandbox runs; anything else would only fail later, at run time. */
@@ -51,8 +51,8 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
         permission: 'write',
         params: BotParams,
         body: CreateScriptSchema,
-        load: { bot: botOfCaller },
-        responses: { 201: { description: 'The script', schema: ScriptSchema } },
+        load: { bot: botToChange },
+        responses: { 201: { description: 'The script', schema: ScriptSchema }, 403: BOT_LOGIN_FORBIDDEN },
       },
       async ({ bot, body }) => {
         checkModuleForm(body.source);
@@ -70,9 +70,10 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
         permission: 'write',
         params: ScriptParams,
         body: UpdateScriptSchema,
-        load: { bot: botOfCaller, script: scriptOfCaller },
+        load: { bot: botToChange, script: scriptOfCaller },
         responses: {
           200: { description: 'The script', schema: ScriptSchema },
+          403: BOT_LOGIN_FORBIDDEN,
           409: { description: 'A generated script’s source or name cannot be edited' },
         },
       },
@@ -97,8 +98,12 @@ export function scriptRoutes({ db }: ApiDeps): Route[] {
         summary: 'Delete a handwritten script',
         permission: 'write',
         params: ScriptParams,
-        load: { bot: botOfCaller, script: scriptOfCaller },
-        responses: { 204: { description: 'Deleted' }, 409: { description: 'The generated script cannot be deleted' } },
+        load: { bot: botToChange, script: scriptOfCaller },
+        responses: {
+          204: { description: 'Deleted' },
+          403: BOT_LOGIN_FORBIDDEN,
+          409: { description: 'The generated script cannot be deleted' },
+        },
       },
       async ({ bot, script }) => {
         if (script.origin === 'generated')

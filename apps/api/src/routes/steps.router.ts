@@ -3,14 +3,17 @@ import { loadSteps, replaceStepsAndScript } from '@botfleet/db';
 import { generateScript } from '@botfleet/runner';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
+import { loginsNamed, requireAdminToAttach } from '../services/bot-login-guard';
 import {
   checkCredentialReferences,
   checkStepCredentials,
+  credentialReferencesOf,
   credentialReferencesOfBindings,
 } from '../services/credential-references';
 import { toListView } from '../views/collection.view';
+import { BOT_LOGIN_FORBIDDEN } from './common.contract';
 import { BotParams } from './path-params';
-import { botOfCaller } from './resource-loaders';
+import { botOfCaller, botToChange } from './resource-loaders';
 import {
   ImportResponseSchema,
   PutStepsSchema,
@@ -61,14 +64,18 @@ export function stepRoutes({ db }: ApiDeps): Route[] {
         params: BotParams,
         body: RecordingSchema,
         bodyLimitBytes: MAX_RECORDING_BYTES,
-        load: { bot: botOfCaller },
-        responses: { 200: { description: 'The new steps, and what was skipped', schema: ImportResponseSchema } },
+        load: { bot: botToChange },
+        responses: {
+          200: { description: 'The new steps, and what was skipped', schema: ImportResponseSchema },
+          403: BOT_LOGIN_FORBIDDEN,
+        },
       },
       async ({ auth, bot, body }) => {
         const imported = importRecording(body, { targetUrl: bot.targetUrl });
+        const steps = indexSteps(imported.steps);
+        requireAdminToAttach(auth, loginsNamed(null, credentialReferencesOf(steps)));
         // The import's only credential fills are the bound ones: checked where the recording names them.
         await checkCredentialReferences(db, auth.organizationId, credentialReferencesOfBindings(body.credentials));
-        const steps = indexSteps(imported.steps);
         await replaceStepsAndScript(db, bot.id, steps, generateScript(steps));
         return { status: 200, body: { ...toListView(await loadSteps(db, bot.id)), warnings: imported.warnings } };
       },
@@ -83,11 +90,12 @@ export function stepRoutes({ db }: ApiDeps): Route[] {
         permission: 'write',
         params: BotParams,
         body: PutStepsSchema,
-        load: { bot: botOfCaller },
-        responses: { 200: { description: 'The new steps', schema: StepsResponseSchema } },
+        load: { bot: botToChange },
+        responses: { 200: { description: 'The new steps', schema: StepsResponseSchema }, 403: BOT_LOGIN_FORBIDDEN },
       },
       async ({ auth, bot, body }) => {
         const steps = indexSteps(body.steps);
+        requireAdminToAttach(auth, loginsNamed(null, credentialReferencesOf(steps)));
         await checkStepCredentials(db, auth.organizationId, steps);
         await replaceStepsAndScript(db, bot.id, steps, generateScript(steps));
         return { status: 200, body: toListView(await loadSteps(db, bot.id)) };

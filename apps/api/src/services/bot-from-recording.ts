@@ -8,8 +8,14 @@ import {
 } from '@botfleet/core';
 import { createBotWithSteps, type Bot, type Db } from '@botfleet/db';
 import { generateScript } from '@botfleet/runner';
+import type { AuthContext } from '../http/route';
 import type { CreateBotRequest } from '../routes/bots.contract';
-import { checkCredentialReferences, credentialReferencesOfBindings } from './credential-references';
+import { loginsNamed, requireAdminToAttach } from './bot-login-guard';
+import {
+  checkCredentialReferences,
+  credentialReferencesOf,
+  credentialReferencesOfBindings,
+} from './credential-references';
 
 /** Name of a bot made from a recording whose title is empty. */
 const UNTITLED = 'Imported recording';
@@ -17,11 +23,12 @@ const UNTITLED = 'Imported recording';
 /**
  * Creates a bot from a Chrome Recorder recording: its steps come from the recording, `name`
  * defaults to the title and `targetUrl` to the first navigate URL. A recording that cannot run
- * creates nothing (400 invalid_recording), like a refused import.
+ * creates nothing (400 invalid_recording), like a refused import, and one that binds a credential
+ * needs an admin key (403), like a PUT of such steps.
  */
 export async function createBotFromRecording(
   db: Db,
-  organizationId: string,
+  auth: AuthContext,
   body: CreateBotRequest & { recording: RecordingInput },
 ): Promise<{ bot: Bot; warnings: RecordingWarning[] }> {
   const { recording, ...fields } = body;
@@ -37,12 +44,13 @@ export async function createBotFromRecording(
       { path: 'targetUrl', message: `'${targetUrl.slice(0, 200)}' is not an absolute http(s) URL`, in: 'body' },
     ]);
   }
-  await checkCredentialReferences(db, organizationId, credentialReferencesOfBindings(recording.credentials));
-  const name = fields.name ?? (imported.title.trim().slice(0, 200) || UNTITLED);
   const steps = indexSteps(imported.steps);
+  requireAdminToAttach(auth, loginsNamed(null, credentialReferencesOf(steps)));
+  await checkCredentialReferences(db, auth.organizationId, credentialReferencesOfBindings(recording.credentials));
+  const name = fields.name ?? (imported.title.trim().slice(0, 200) || UNTITLED);
   const bot = await createBotWithSteps(
     db,
-    organizationId,
+    auth.organizationId,
     {
       name,
       targetUrl,

@@ -15,7 +15,9 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../app';
 import type { ApiDeps, ApiSettings } from '../deps';
+import { streamSlotLimitsOf } from '../live/process-stream-cap';
 import { startLiveEvents } from '../live/start-live-events';
+import { createStreamSlots } from '../live/stream-slots';
 import { startApi } from '../start-api';
 
 export interface TestOrg {
@@ -34,7 +36,8 @@ export interface ApiHarness {
   newOrg(): Promise<TestOrg>;
   /**
    * Creates a bot through the API (write key), as a client would, then puts its manifest and
-   * steps when given; returns its id. Fails loudly when the API refuses any of them.
+   * steps when given (admin key: a profile or a credential may only be attached by one); returns
+   * its id. Fails loudly when the API refuses any of them.
    */
   newBot(org: TestOrg, fields?: Record<string, unknown>, setup?: BotSetup): Promise<string>;
   /** The API on a real HTTP server (port 0), as startApi runs it; stopped by close(). */
@@ -89,11 +92,13 @@ export async function createApiHarness(
   };
   // The live fan-out hears the queue prefix's notices, as the API process's does.
   const live = startLiveEvents({ db, logger, settings, redis: redisSettings, queuePrefix: queues.prefix });
+  const streamSlots = createStreamSlots({ redis, prefix: queues.prefix, limits: streamSlotLimitsOf(settings), logger });
   const deps: ApiDeps = {
     db,
     redis,
     queues,
     liveEvents: live.live,
+    streamSlots,
     logger,
     secretBox: createSecretBox(randomBytes(32)),
     artifactStore: options.artifactStore,
@@ -118,19 +123,19 @@ export async function createApiHarness(
       return { id: org.id, keys, auth: (permission = 'admin') => ({ Authorization: `Bearer ${keys[permission]}` }) };
     },
     async newBot(org, fields = {}, setup = {}) {
-      const write = org.auth('write');
       const body = { name: 'test bot', targetUrl: 'https://a.example', ...fields };
-      const res = await request(app).post('/api/v1/bots').set(write).send(body);
+      const res = await request(app).post('/api/v1/bots').set(org.auth('write')).send(body);
       if (res.status !== 201) throw new Error(`creating a bot failed: ${res.status} ${JSON.stringify(res.body)}`);
       const botId = res.body.id as string;
+      const admin = org.auth('admin');
       if (setup.manifest) {
-        const manifest = await request(app).put(`/api/v1/bots/${botId}/manifest`).set(write).send(setup.manifest);
+        const manifest = await request(app).put(`/api/v1/bots/${botId}/manifest`).set(admin).send(setup.manifest);
         if (manifest.status !== 200) {
           throw new Error(`manifest refused: ${manifest.status} ${JSON.stringify(manifest.body)}`);
         }
       }
       if (setup.steps) {
-        const steps = await request(app).put(`/api/v1/bots/${botId}/steps`).set(write).send({ steps: setup.steps });
+        const steps = await request(app).put(`/api/v1/bots/${botId}/steps`).set(admin).send({ steps: setup.steps });
         if (steps.status !== 200) throw new Error(`steps refused: ${steps.status} ${JSON.stringify(steps.body)}`);
       }
       return botId;
@@ -153,6 +158,7 @@ export async function createApiHarness(
     async close() {
       await Promise.all(servers.map((server) => server.stop()));
       await live.stop();
+      await streamSlots.close();
       await queues.close();
       await closeRedis(redis);
       await db.$disconnect();

@@ -1,5 +1,6 @@
 import type { Bot } from '@botfleet/sdk';
 import { TextField } from './text-field';
+import { BOT_LOGIN_NOTICE } from '../api-errors';
 
 export type BotKind = Bot['kind'];
 
@@ -59,10 +60,12 @@ interface BotFieldsProps {
   onChange(change: Partial<BotDraft>): void;
   /** The API's messages by path (fieldErrorsOf). */
   errors: Record<string, string>;
+  /** This key may not move where the bot starts: it holds a saved login (docs/sessions.md). */
+  targetUrlLocked?: boolean;
 }
 
 /** Name, target URL, tags and description, with the API's limits and its complaints beside each. */
-export function BotFields({ idPrefix, draft, onChange, errors }: BotFieldsProps) {
+export function BotFields({ idPrefix, draft, onChange, errors, targetUrlLocked = false }: BotFieldsProps) {
   return (
     <>
       <TextField
@@ -81,7 +84,12 @@ export function BotFields({ idPrefix, draft, onChange, errors }: BotFieldsProps)
         maxLength={2048}
         spellcheck={false}
         autocomplete="off"
-        hint="The http(s) page the bot works on."
+        hint={
+          targetUrlLocked
+            ? `The http(s) page the bot works on. ${BOT_LOGIN_NOTICE}`
+            : 'The http(s) page the bot works on.'
+        }
+        readOnly={targetUrlLocked}
         value={draft.targetUrl}
         onInput={(targetUrl) => onChange({ targetUrl })}
         error={errors.targetUrl}

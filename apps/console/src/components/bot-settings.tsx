@@ -11,11 +11,18 @@ import { TextField } from './text-field';
 
 const FORM_ID = 'bot-settings';
 
+interface BotSettingsProps {
+  bot: Bot;
+  /** Its target URL is read-only: the bot holds a saved login and the key is not an admin key. */
+  targetUrlLocked: boolean;
+  onChanged(): void;
+}
+
 /**
  * What a write key may change of a bot itself (PATCH /bots/:botId): its settings in a form opened
  * on demand, pause and resume, and delete. Each change is read back by the page (`onChanged`).
  */
-export function BotSettings({ bot, onChanged }: { bot: Bot; onChanged(): void }) {
+export function BotSettings({ bot, targetUrlLocked, onChanged }: BotSettingsProps) {
   const { client } = useSession();
   const [editing, setEditing] = useState(false);
   const action = useAction();
@@ -76,6 +83,7 @@ export function BotSettings({ bot, onChanged }: { bot: Bot; onChanged(): void })
       {editing && (
         <SettingsForm
           bot={bot}
+          targetUrlLocked={targetUrlLocked}
           onCancel={closeForm}
           onSaved={() => {
             closeForm();
@@ -93,7 +101,17 @@ interface SettingsDraft extends BotDraft {
   retryDelaySeconds: string;
 }
 
-function SettingsForm({ bot, onSaved, onCancel }: { bot: Bot; onSaved(): void; onCancel(): void }) {
+function SettingsForm({
+  bot,
+  targetUrlLocked,
+  onSaved,
+  onCancel,
+}: {
+  bot: Bot;
+  targetUrlLocked: boolean;
+  onSaved(): void;
+  onCancel(): void;
+}) {
   const { client } = useSession();
   const [draft, setDraft] = useState<SettingsDraft>({
     ...draftOfBot(bot),
@@ -130,7 +148,13 @@ function SettingsForm({ bot, onSaved, onCancel }: { bot: Bot; onSaved(): void; o
           });
         }}
       >
-        <BotFields idPrefix="bot" draft={draft} onChange={update} errors={fieldErrors} />
+        <BotFields
+          idPrefix="bot"
+          draft={draft}
+          onChange={update}
+          errors={fieldErrors}
+          targetUrlLocked={targetUrlLocked}
+        />
         <fieldset>
           <legend>Retries of a failed run</legend>
           <TextField

@@ -7,6 +7,11 @@ import { ErrorAlert } from './error-alert';
 interface RestoreVersionButtonProps {
   botId: string;
   version: number;
+  /**
+   * The key may change this bot (the bot page knows whether it holds a saved login, which needs an
+   * admin key); without it, a write key sees the button, and a refusal says why.
+   */
+  canChange?: boolean;
   /** The version the restore made (or the current one, when it already was that definition). */
   onRestored(current: number): void;
 }
@@ -15,10 +20,10 @@ interface RestoreVersionButtonProps {
  * Makes an earlier version the bot's current one, after a confirmation: the API copies its steps,
  * scripts and manifest (secrets included) into a new version. For write keys only.
  */
-export function RestoreVersionButton({ botId, version, onRestored }: RestoreVersionButtonProps) {
+export function RestoreVersionButton({ botId, version, canChange = true, onRestored }: RestoreVersionButtonProps) {
   const { client, canWrite } = useSession();
   const restore = useAction();
-  if (!canWrite) return null;
+  if (!canWrite || !canChange) return null;
   return (
     <>
       <ConfirmButton

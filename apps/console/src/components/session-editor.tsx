@@ -1,5 +1,6 @@
 import { listProfiles, updateManifest, type Manifest } from '@botfleet/sdk';
 import { useState } from 'preact/hooks';
+import { ATTACH_LOGIN_NOTICE } from '../api-errors';
 import { useSession } from '../console-session';
 import { collectPages } from '../list-pages';
 import { hrefOf } from '../routes';
@@ -20,8 +21,9 @@ const isPersist = (value: string): value is Persist => value in PERSIST_LABELS;
 
 /**
  * The manifest's `session`: the browser profile runs start from and when they save their state
- * back to it. A write key picks the profile (or none) and the mode; only `session` is sent, so the
- * other sections of the manifest stay as they are.
+ * back to it. An admin key picks the profile (or none) and the mode; only `session` is sent, so the
+ * other sections of the manifest stay as they are. A profile is a saved login, which only an admin
+ * key attaches or changes (docs/sessions.md), so a write key reads the session and why it cannot.
  */
 export function SessionEditor({
   botId,
@@ -32,7 +34,7 @@ export function SessionEditor({
   session: Manifest['session'];
   onSaved(): void;
 }) {
-  const { client, canWrite } = useSession();
+  const { client, canWrite, isAdmin } = useSession();
   const profiles = useLoad(
     () =>
       collectPages(
@@ -62,7 +64,8 @@ export function SessionEditor({
           'No profile: every run starts as a fresh browser.'
         )}
       </p>
-      {canWrite && profiles.data && (
+      {canWrite && !isAdmin && !session && <p class="hint">{ATTACH_LOGIN_NOTICE}</p>}
+      {isAdmin && profiles.data && (
         <form
           class="form"
           aria-label="Browser session"

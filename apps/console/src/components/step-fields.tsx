@@ -1,5 +1,7 @@
 import type { Credential } from '@botfleet/sdk';
 import type { ComponentChildren } from 'preact';
+import { ATTACH_LOGIN_NOTICE } from '../api-errors';
+import { useSession } from '../console-session';
 import { hrefOf } from '../routes';
 import { emptySelector, type FieldDraft, type SelectorDraft, type StepDraft, type ValueDraft } from '../step-draft';
 import { actionSpecOf, STEP_ACTIONS, type StepFieldSpec } from '../step-schema';
@@ -367,8 +369,13 @@ interface ValueFieldProps {
   onChange(value: ValueDraft): void;
 }
 
-/** A fill step's value: text to type, or a credential's field, so the step never holds the secret. */
+/**
+ * A fill step's value: text to type, or a credential's field, so the step never holds the secret.
+ * A credential is a saved login, which only an admin key gives a bot (docs/sessions.md): a write
+ * key edits such a bot's steps only while none uses one, so it is offered text alone.
+ */
 function ValueField({ id, spec, credentialFields, value, errors, credentials, onChange }: ValueFieldProps) {
+  const { isAdmin } = useSession();
   const messages = messagesUnder(errors, spec.name, new Set());
   const usable = (credentials ?? []).filter((credential) => fieldsOf(credential).length > 0);
   const hint = hintOf(spec);
@@ -390,24 +397,30 @@ function ValueField({ id, spec, credentialFields, value, errors, credentials, on
           {hint}
         </p>
       )}
-      <label class="inline">
-        <input
-          type="radio"
-          name={`${id}-from`}
-          checked={value.from === 'text'}
-          onChange={() => onChange({ from: 'text', text: '' })}
-        />{' '}
-        Text
-      </label>
-      <label class="inline">
-        <input
-          type="radio"
-          name={`${id}-from`}
-          checked={value.from === 'credential'}
-          onChange={() => onChange(fromCredential(usable[0]))}
-        />{' '}
-        A credential’s field
-      </label>
+      {isAdmin ? (
+        <>
+          <label class="inline">
+            <input
+              type="radio"
+              name={`${id}-from`}
+              checked={value.from === 'text'}
+              onChange={() => onChange({ from: 'text', text: '' })}
+            />{' '}
+            Text
+          </label>
+          <label class="inline">
+            <input
+              type="radio"
+              name={`${id}-from`}
+              checked={value.from === 'credential'}
+              onChange={() => onChange(fromCredential(usable[0]))}
+            />{' '}
+            A credential’s field
+          </label>
+        </>
+      ) : (
+        <p class="hint">{ATTACH_LOGIN_NOTICE}</p>
+      )}
       {value.from === 'text' ? (
         <div class="field">
           <label for={`${id}-text`}>Text to fill</label>

@@ -1,9 +1,9 @@
-import { importRecording, listCredentials, listSteps, type Step } from '@botfleet/sdk';
+import { importRecording, listCredentials, type Step } from '@botfleet/sdk';
 import { useState } from 'preact/hooks';
 import { useSession } from '../console-session';
 import { collectPages } from '../list-pages';
 import { describeStep } from '../step-line';
-import { useLoad } from '../use-load';
+import { useLoad, type Loaded } from '../use-load';
 import { ErrorAlert } from './error-alert';
 import { RecordingDrop } from './recording-drop';
 import { StepsEditor } from './steps-editor';
@@ -16,29 +16,30 @@ interface Warning {
 type FillStep = Extract<Step, { action: 'fill' }>;
 
 /**
- * The bot's steps, one line each; for write keys, the editor (StepsEditor: add, edit, move, delete,
- * credential bindings) and replacing them with a recording.
+ * The bot's steps, one line each; for a key that may change them, the editor (StepsEditor: add,
+ * edit, move, delete, credential bindings) and replacing them with a recording.
  */
 export function StepsSection({
   botId,
+  steps,
+  canChange,
   initialWarnings,
   onChanged,
 }: {
   botId: string;
+  /** The bot page reads them: whether a fill uses a credential decides who may change the bot. */
+  steps: Loaded<Step[]>;
+  /** A write key, and the bot holds no saved login (else an admin key): see the bot page. */
+  canChange: boolean;
   initialWarnings: Warning[];
   /** After the steps were saved (the bot has a new version). */
   onChanged(): void;
 }) {
-  const { client, canWrite } = useSession();
+  const { client } = useSession();
   const [warnings, setWarnings] = useState<Warning[]>(initialWarnings);
-  const steps = useLoad(async () => {
-    const { data } = await listSteps({ client, path: { botId }, throwOnError: true });
-    // Without format=recorder the answer is the botfleet steps.
-    return 'data' in data ? (data.data as Step[]) : [];
-  }, [botId]);
   const fills = (steps.data ?? []).filter((step): step is FillStep => step.action === 'fill');
-  // Names for the steps that use a credential, and a write key's choices for any fill step.
-  const needsCredentials = canWrite || fills.some((step) => typeof step.value !== 'string');
+  // Names for the steps that use a credential, and the editor's choices for any fill step.
+  const needsCredentials = canChange || fills.some((step) => typeof step.value !== 'string');
   const credentials = useLoad(
     async () =>
       needsCredentials
@@ -57,7 +58,7 @@ export function StepsSection({
       <ErrorAlert error={steps.error} />
       <ErrorAlert error={credentials.error} />
       {steps.data &&
-        (canWrite ? (
+        (canChange ? (
           <StepsEditor
             botId={botId}
             steps={steps.data}
@@ -92,7 +93,7 @@ export function StepsSection({
           </ul>
         </div>
       )}
-      {canWrite && (
+      {canChange && (
         <RecordingDrop
           label="Replace the steps with a recording"
           hint="Drop a Chrome DevTools Recorder export (JSON) here, or choose the file. The generated script is regenerated."

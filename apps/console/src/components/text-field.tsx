@@ -20,6 +20,8 @@ interface TextFieldProps {
   maxLength?: number;
   autocomplete?: string;
   spellcheck?: boolean;
+  /** Shown and sent, not editable (the hint says why). */
+  readOnly?: boolean;
 }
 
 /** A labelled input of a form, with its hint and the API's complaint about it. */

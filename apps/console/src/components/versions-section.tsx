@@ -17,10 +17,13 @@ const PAGE = 20;
  */
 export function VersionsSection({
   botId,
+  canChange,
   changes,
   onRestored,
 }: {
   botId: string;
+  /** Whether the key may change this bot (see the bot page): restoring is a change. */
+  canChange: boolean;
   /** Counts the changes the bot page made: each one is read again as a new version. */
   changes: number;
   onRestored(current: number): void;
@@ -64,7 +67,12 @@ export function VersionsSection({
               <p class="hint">{formatTime(version.createdAt)}</p>
               {!version.current && (
                 <div class="actions">
-                  <RestoreVersionButton botId={botId} version={version.version} onRestored={onRestored} />
+                  <RestoreVersionButton
+                    botId={botId}
+                    version={version.version}
+                    canChange={canChange}
+                    onRestored={onRestored}
+                  />
                 </div>
               )}
             </li>

@@ -1,5 +1,7 @@
-import { getBot, getManifest } from '@botfleet/sdk';
+import { getBot, getManifest, listSteps, type Step } from '@botfleet/sdk';
 import { useState } from 'preact/hooks';
+import { BOT_LOGIN_NOTICE } from '../api-errors';
+import { usesSavedLogin } from '../bot-login';
 import { BotSettings } from '../components/bot-settings';
 import { ErrorAlert } from '../components/error-alert';
 import { IdFact } from '../components/id-fact';
@@ -32,7 +34,7 @@ function importWarningsOfNavigation(): ImportWarning[] {
 }
 
 export function BotPage({ botId }: { botId: string }) {
-  const { client, canWrite } = useSession();
+  const { client, canWrite, isAdmin } = useSession();
   // A restore replaces the steps, scripts and manifest at once: everything is read again.
   const [restores, setRestores] = useState(0);
   const [restored, setRestored] = useState<number | null>(null);
@@ -47,6 +49,16 @@ export function BotPage({ botId }: { botId: string }) {
     async () => (await getManifest({ client, path: { botId }, throwOnError: true })).data,
     [botId, restores],
   );
+  const steps = useLoad(async () => {
+    const { data } = await listSteps({ client, path: { botId }, throwOnError: true });
+    // Without format=recorder the answer is the botfleet steps.
+    return 'data' in data ? (data.data as Step[]) : [];
+  }, [botId, restores]);
+  // A bot that holds a saved login is changed by admin keys only (docs/sessions.md): a write key
+  // gets its editors once both reads show it holds none, and the reason otherwise.
+  const holdsLogin =
+    manifest.data !== undefined && steps.data !== undefined && usesSavedLogin(manifest.data, steps.data);
+  const canChange = isAdmin || (canWrite && manifest.data !== undefined && steps.data !== undefined && !holdsLogin);
 
   const manifestSaved = () => {
     manifest.reload();
@@ -92,20 +104,31 @@ export function BotPage({ botId }: { botId: string }) {
       {data.status === 'paused' && (
         <p class="notice">Paused: the schedule does not fire and runs cannot start until the bot is resumed.</p>
       )}
-      {canWrite && <BotSettings bot={data} onChanged={bot.reload} />}
+      {canWrite && !isAdmin && holdsLogin && (
+        <p class="notice" data-testid="bot-login-notice">
+          {BOT_LOGIN_NOTICE}
+        </p>
+      )}
+      {canWrite && <BotSettings bot={data} targetUrlLocked={!canChange} onChanged={bot.reload} />}
       {restored !== null && (
         <p class="notice" role="status">
           Restored: version {restored} is current.
         </p>
       )}
       <div class="sections" key={restores}>
-        <StepsSection botId={botId} initialWarnings={importWarningsOfNavigation()} onChanged={changed} />
+        <StepsSection
+          botId={botId}
+          steps={steps}
+          canChange={canChange}
+          initialWarnings={importWarningsOfNavigation()}
+          onChanged={changed}
+        />
         <section aria-labelledby="manifest-heading">
           <h2 id="manifest-heading">Manifest</h2>
           <ErrorAlert error={manifest.error} />
           {manifest.data && (
             <>
-              {canWrite ? (
+              {canChange ? (
                 <ManifestEditor botId={botId} manifest={manifest.data} onSaved={manifestSaved} />
               ) : (
                 <ManifestView manifest={manifest.data} />
@@ -133,6 +156,7 @@ export function BotPage({ botId }: { botId: string }) {
         <LatestResults bot={data} />
         <VersionsSection
           botId={botId}
+          canChange={canChange}
           changes={changes}
           onRestored={(current) => {
             setRestored(current);

@@ -5,6 +5,7 @@ export * from './api-keys';
 export * from './bots';
 export * from './bot-list';
 export * from './bot-versions';
+export * from './bot-logins';
 export * from './manifests';
 export * from './executions';
 export * from './execution-lifecycle';

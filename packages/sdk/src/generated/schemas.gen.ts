@@ -846,6 +846,13 @@ export const CredentialSchema = {
                 'null'
             ]
         },
+        origins: {
+            type: 'array',
+            items: {
+                type: 'string'
+            },
+            description: 'Where its values may be filled; empty for one stored before origins existed (it fills nowhere)'
+        },
         hasPassword: {
             type: 'boolean'
         },
@@ -880,6 +887,7 @@ export const CredentialSchema = {
         'id',
         'name',
         'username',
+        'origins',
         'hasPassword',
         'hasTotp',
         'totp',
@@ -892,6 +900,9 @@ export const CredentialSchema = {
             id: 'crd_01kdvdna00q3v6n9r2t8w4y5z7',
             name: 'Shop login',
             username: 'price-watch@example.com',
+            origins: [
+                'https://shop.example'
+            ],
             hasPassword: true,
             hasTotp: true,
             totp: {

@@ -69,6 +69,8 @@ export const getBot = <ThrowOnError extends boolean = false>(options: Options<Ge
 /**
  * Update a bot (name, description, targetUrl, tags, status, retry policy)
  *
+ * A new `targetUrl` for a bot that uses a saved login (a profile, a credential) needs an admin key; its other fields, and a `targetUrl` sent back unchanged, do not.
+ *
  * Needs an API key with the `write` permission.
  */
 export const updateBot = <ThrowOnError extends boolean = false>(options: Options<UpdateBotData, ThrowOnError>): RequestResult<UpdateBotResponses, UpdateBotErrors, ThrowOnError> => (options.client ?? client).patch<UpdateBotResponses, UpdateBotErrors, ThrowOnError>({
@@ -132,7 +134,7 @@ export const getManifest = <ThrowOnError extends boolean = false>(options: Optio
 /**
  * Replace manifest sections; absent sections stay, omitted or masked secrets are kept
  *
- * A `session` section names a browser profile of the organization (404 `not_found` otherwise, and nothing changes); `"session": null` removes it.
+ * A `session` section names a browser profile of the organization (404 `not_found` otherwise, and nothing changes); `"session": null` removes it. Attaching a profile needs an admin key, as does any change to the manifest of a bot that uses a saved login.
  *
  * Needs an API key with the `write` permission.
  */
@@ -270,7 +272,7 @@ export const updateScript = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Stream the status changes of the organization’s runs (Server-Sent Events)
  *
- * A `status` event for every change of status of the organization’s runs (filters: `botId`, `status`), and a heartbeat comment every SSE_HEARTBEAT_SECONDS. The stream stays open. With `Last-Event-ID` it first sends the runs changed since shortly before that event (at least once: a repeat carries the same state). See docs/live-runs.md.
+ * A `status` event for every change of status of the organization’s runs (filters: `botId`, `status`), and a heartbeat comment every SSE_HEARTBEAT_SECONDS. The stream stays open. With `Last-Event-ID` it first sends the runs changed since shortly before that event (at least once: a repeat carries the same state). Streams open at once are capped per organization and per key (`429`) and per API process (`503`), each with `Retry-After`. See docs/live-runs.md.
  *
  * Needs an API key with the `read` permission.
  */
@@ -283,7 +285,7 @@ export const streamOrganizationExecutionEvents = <ThrowOnError extends boolean =
 /**
  * Stream a run as it goes: status, each step, logs, then the end (Server-Sent Events)
  *
- * Events `status`, `step`, `log` and `end`, each with an `id`; the response ends after `end`. A run that already ended is replayed, then ended. Reconnect with `Last-Event-ID` to get exactly what was missed. A new attempt starts with a `status` event whose `attempt` is higher: its steps start again at index 0. See docs/live-runs.md.
+ * Events `status`, `step`, `log` and `end`, each with an `id`; the response ends after `end`. A run that already ended is replayed, then ended. Reconnect with `Last-Event-ID` to get exactly what was missed. A new attempt starts with a `status` event whose `attempt` is higher: its steps start again at index 0. Counts towards the caps on open streams (`429`, `503`, each with `Retry-After`). See docs/live-runs.md.
  *
  * Needs an API key with the `read` permission.
  */
@@ -697,7 +699,7 @@ export const listCredentials = <ThrowOnError extends boolean = false>(options?: 
 /**
  * Create a credential (its password and TOTP secret are write-only)
  *
- * `fill` steps take a value from it with `"value": { "credential": "crd_...", "field": "username" | "password" | "totp" }`. The TOTP comes from a base32 `totpSecret` (SHA-1, 6 digits, 30 s) or an `otpauthUri`, not both.
+ * `fill` steps take a value from it with `"value": { "credential": "crd_...", "field": "username" | "password" | "totp" }`. The TOTP comes from a base32 `totpSecret` (SHA-1, 6 digits, 30 s) or an `otpauthUri`, not both. Its values are filled only into frames at one of its `origins`.
  *
  * Needs an API key with the `write` permission.
  */
@@ -734,7 +736,9 @@ export const getCredential = <ThrowOnError extends boolean = false>(options: Opt
 });
 
 /**
- * Rename a credential or rotate its username, password or TOTP (null removes one)
+ * Rename a credential, rotate its username, password or TOTP (null removes one), or change its origins
+ *
+ * Changing `origins` needs an admin key (`403 forbidden` for a write key).
  *
  * Needs an API key with the `write` permission.
  */

@@ -253,6 +253,10 @@ export type Credential = {
     id: string;
     name: string;
     username: string | null;
+    /**
+     * Where its values may be filled; empty for one stored before origins existed (it fills nowhere)
+     */
+    origins: Array<string>;
     hasPassword: boolean;
     hasTotp: boolean;
     /**
@@ -1179,7 +1183,7 @@ export type CreateBotErrors = {
      */
     401: Error;
     /**
-     * The key lacks the permission
+     * The key lacks the write permission; or it is a write key, and the bot uses a saved login (a profile in its manifest, a credential its steps fill from) or the change would give it one, which only an admin key may do. `details`: `{ requires: "admin", because: "bot_uses_login" | "change_attaches_login", logins: { profileId, credentialIds } }`. Write keys still run such a bot and read its outputs.
      */
     403: Error;
     /**
@@ -1420,7 +1424,7 @@ export type UpdateBotErrors = {
      */
     401: Error;
     /**
-     * The key lacks the permission
+     * The key lacks the write permission; or it is a write key, and the bot uses a saved login (a profile in its manifest, a credential its steps fill from) or the change would give it one, which only an admin key may do. `details`: `{ requires: "admin", because: "bot_uses_login" | "change_attaches_login", logins: { profileId, credentialIds } }`. Write keys still run such a bot and read its outputs.
      */
     403: Error;
     /**
@@ -1603,7 +1607,7 @@ export type RestoreBotVersionErrors = {
      */
     401: Error;
     /**
-     * The key lacks the permission
+     * The key lacks the write permission; or it is a write key, and the bot uses a saved login (a profile in its manifest, a credential its steps fill from) or the change would give it one, which only an admin key may do. `details`: `{ requires: "admin", because: "bot_uses_login" | "change_attaches_login", logins: { profileId, credentialIds } }`. Write keys still run such a bot and read its outputs.
      */
     403: Error;
     /**
@@ -1808,7 +1812,7 @@ export type UpdateManifestErrors = {
      */
     401: Error;
     /**
-     * The key lacks the permission
+     * The key lacks the write permission; or it is a write key, and the bot uses a saved login (a profile in its manifest, a credential its steps fill from) or the change would give it one, which only an admin key may do. `details`: `{ requires: "admin", because: "bot_uses_login" | "change_attaches_login", logins: { profileId, credentialIds } }`. Write keys still run such a bot and read its outputs.
      */
     403: Error;
     /**
@@ -2073,7 +2077,7 @@ export type ReplaceStepsErrors = {
      */
     401: Error;
     /**
-     * The key lacks the permission
+     * The key lacks the write permission; or it is a write key, and the bot uses a saved login (a profile in its manifest, a credential its steps fill from) or the change would give it one, which only an admin key may do. `details`: `{ requires: "admin", because: "bot_uses_login" | "change_attaches_login", logins: { profileId, credentialIds } }`. Write keys still run such a bot and read its outputs.
      */
     403: Error;
     /**
@@ -2141,7 +2145,7 @@ export type ImportRecordingErrors = {
      */
     401: Error;
     /**
-     * The key lacks the permission
+     * The key lacks the write permission; or it is a write key, and the bot uses a saved login (a profile in its manifest, a credential its steps fill from) or the change would give it one, which only an admin key may do. `details`: `{ requires: "admin", because: "bot_uses_login" | "change_attaches_login", logins: { profileId, credentialIds } }`. Write keys still run such a bot and read its outputs.
      */
     403: Error;
     /**
@@ -2272,7 +2276,7 @@ export type CreateScriptErrors = {
      */
     401: Error;
     /**
-     * The key lacks the permission
+     * The key lacks the write permission; or it is a write key, and the bot uses a saved login (a profile in its manifest, a credential its steps fill from) or the change would give it one, which only an admin key may do. `details`: `{ requires: "admin", because: "bot_uses_login" | "change_attaches_login", logins: { profileId, credentialIds } }`. Write keys still run such a bot and read its outputs.
      */
     403: Error;
     /**
@@ -2342,7 +2346,7 @@ export type DeleteScriptErrors = {
      */
     401: Error;
     /**
-     * The key lacks the permission
+     * The key lacks the write permission; or it is a write key, and the bot uses a saved login (a profile in its manifest, a credential its steps fill from) or the change would give it one, which only an admin key may do. `details`: `{ requires: "admin", because: "bot_uses_login" | "change_attaches_login", logins: { profileId, credentialIds } }`. Write keys still run such a bot and read its outputs.
      */
     403: Error;
     /**
@@ -2408,7 +2412,7 @@ export type UpdateScriptErrors = {
      */
     401: Error;
     /**
-     * The key lacks the permission
+     * The key lacks the write permission; or it is a write key, and the bot uses a saved login (a profile in its manifest, a credential its steps fill from) or the change would give it one, which only an admin key may do. `details`: `{ requires: "admin", because: "bot_uses_login" | "change_attaches_login", logins: { profileId, credentialIds } }`. Write keys still run such a bot and read its outputs.
      */
     403: Error;
     /**
@@ -3441,6 +3445,10 @@ export type GetExtractData = {
          * A dotted path to an array in each run’s data (`products`): one record per item instead of one per run. `.` when the data itself is the array. Runs without it (or with null there) contribute no record.
          */
         itemsPath?: string;
+        /**
+         * CSV only. `neutralise` (the default) prefixes with `'` every cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return and is not a plain number, so a spreadsheet shows it rather than running it as a formula (CSV injection); `keep` leaves such cells as the data holds them.
+         */
+        csvFormulas?: 'neutralise' | 'keep';
     };
     url: '/executions/{executionId}/extract';
 };
@@ -3514,6 +3522,10 @@ export type ExportBotResultsData = {
          * A dotted path to an array in each run’s data (`products`): one record per item instead of one per run. `.` when the data itself is the array. Runs without it (or with null there) contribute no record.
          */
         itemsPath?: string;
+        /**
+         * CSV only. `neutralise` (the default) prefixes with `'` every cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return and is not a plain number, so a spreadsheet shows it rather than running it as a formula (CSV injection); `keep` leaves such cells as the data holds them.
+         */
+        csvFormulas?: 'neutralise' | 'keep';
     };
     url: '/bots/{botId}/results';
 };
@@ -4018,7 +4030,7 @@ export type GetArtifactError = GetArtifactErrors[keyof GetArtifactErrors];
 
 export type GetArtifactResponses = {
     /**
-     * The file, sent with its own content type (image/png for screenshots)
+     * The file, with its kind’s content type: image/png (screenshots), application/zip (a trace), application/json (a HAR), application/octet-stream (a download, sent as an attachment)
      */
     200: Blob | File;
 };
@@ -4617,6 +4629,10 @@ export type CreateCredentialData = {
          * Unique in the organization
          */
         name: string;
+        /**
+         * The origins (`https://host[:port]`; `http://` only while ALLOW_PRIVATE_NETWORK=true) whose pages its values may be filled into, matched exactly on scheme, host and port; a fill in a frame at any other origin fails with `credential_origin_mismatch`
+         */
+        origins: Array<string>;
         username?: string;
         /**
          * Write-only: stored encrypted, never shown
@@ -4802,6 +4818,10 @@ export type UpdateCredentialData = {
     body: {
         name?: string;
         /**
+         * Replaces its origins; an admin key only (a write key may not change where a secret goes)
+         */
+        origins?: Array<string>;
+        /**
          * null removes it
          */
         username?: string | null;
@@ -4838,7 +4858,7 @@ export type UpdateCredentialErrors = {
      */
     401: Error;
     /**
-     * The key lacks the permission
+     * A write key tried to change `origins` (`forbidden`)
      */
     403: Error;
     /**
