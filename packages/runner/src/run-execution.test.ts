@@ -147,6 +147,8 @@ describe('runExecution', () => {
         error: 'Proxy routing requested but no proxies are configured (PROXY_URLS is empty)',
         stepIndex: null,
         screenshot: null,
+        // The run held no secret value: nothing asks for its screenshot to be sealed.
+        sealScreenshot: false,
       });
     });
 
