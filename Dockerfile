@@ -26,9 +26,11 @@ COPY apps/delivery/package.json apps/delivery/
 COPY apps/launcher/package.json apps/launcher/
 COPY apps/scheduler/package.json apps/scheduler/
 COPY apps/worker/package.json apps/worker/
+COPY packages/artifacts/package.json packages/artifacts/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
 COPY packages/engine/package.json packages/engine/
+COPY packages/io/package.json packages/io/
 COPY packages/ops/package.json packages/ops/
 COPY packages/queue/package.json packages/queue/
 COPY packages/runner/package.json packages/runner/

@@ -9,8 +9,9 @@
  * summary).
  */
 import { apiDocument, apiRoutes, createIdleLiveEvents, createStreamSlots, type ApiSettings } from '@botfleet/api';
-import { createLogger, createSecretBox, parseEnv } from '@botfleet/core';
+import { createSecretBox, parseEnv } from '@botfleet/core';
 import { createPrismaClient } from '@botfleet/db';
+import { createLogger } from '@botfleet/io';
 import { createQueues } from '@botfleet/queue';
 import IORedis from 'ioredis';
 import { randomBytes } from 'node:crypto';

@@ -1,15 +1,14 @@
-// Bot search figures (contract-3 section 8): GET /bots page latency for a few query shapes at an
+// Bot search figures (docs/bot-search.md): GET /bots page latency for a few query shapes at an
 // organization of 1,000 and one of 100,000 bots, and what keeping Bot.lastRunAt (the AFTER INSERT
 // trigger on "Execution") costs a trigger. Part of `npm run bench`; alone, against a database and
 // Redis of your own:
 //   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/<db> QUEUE_PREFIX=<prefix> npx tsx scripts/bench/bot-search.ts [--quick]
-import { createLogger, createSecretBox, encodeBotListCursor, redisSettingsFromUrl } from '@botfleet/core';
+import { createSecretBox, encodeBotListCursor, redisSettingsFromUrl } from '@botfleet/core';
 import { startApi } from '@botfleet/api';
 import {
   createApiKey,
   createBot,
   createDatabaseIfMissing,
-  createExecution,
   createPrismaClient,
   deleteOrganization,
   ensureOrganization,
@@ -17,7 +16,9 @@ import {
   migrate,
   type PrismaClient,
 } from '@botfleet/db';
+import { createExecution } from '@botfleet/db/state';
 import { seedBots } from '@botfleet/db/testing';
+import { createLogger } from '@botfleet/io';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { benchApiSettings } from './config';

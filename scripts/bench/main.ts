@@ -1,7 +1,7 @@
 // The bench itself; run it with `npm run bench` (scripts/bench.mjs sets the database, queue prefix
 // and log level, and documents the BENCH_* variables). Everything runs in this one process, as
 // `npm start` runs its roles: the API, a worker, the fixture site and the bare-Playwright browser.
-import { createLogger, createSecretBox, redisSettingsFromUrl } from '@botfleet/core';
+import { createSecretBox, redisSettingsFromUrl } from '@botfleet/core';
 import {
   createApiKey,
   createDatabaseIfMissing,
@@ -12,6 +12,7 @@ import {
   migrate,
 } from '@botfleet/db';
 import { startApi } from '@botfleet/api';
+import { createLogger } from '@botfleet/io';
 import { createQueues, createRedisConnection, executionRun } from '@botfleet/queue';
 import { createBrowserHost, resolveChromiumPath } from '@botfleet/runner';
 import { startWorker } from '@botfleet/worker';

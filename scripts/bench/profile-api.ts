@@ -7,7 +7,7 @@
 // process does); no worker, so triggered runs stay queued and are removed at the end. V8's
 // sampling profiler (node:inspector) covers only the load window. Writes the profile (open it in Chrome DevTools) and prints where the CPU went: by
 // package, then the functions with the most self time.
-import { createLogger, createSecretBox, redisSettingsFromUrl } from '@botfleet/core';
+import { createSecretBox, redisSettingsFromUrl } from '@botfleet/core';
 import {
   createApiKey,
   createDatabaseIfMissing,
@@ -18,6 +18,7 @@ import {
   migrate,
 } from '@botfleet/db';
 import { startApi } from '@botfleet/api';
+import { createLogger } from '@botfleet/io';
 import { createQueues, createRedisConnection, executionRun } from '@botfleet/queue';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';

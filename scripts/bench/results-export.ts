@@ -1,4 +1,4 @@
-// Results export (contract-3 section 8): a bot with 100,000 completed runs exported as CSV and
+// Results export (docs/results-export.md): a bot with 100,000 completed runs exported as CSV and
 // JSON Lines from a real API process (the launcher serving the api role, a child process), with
 // that process's RSS before the export and its peak during it, rows/s and bytes. A section of
 // `npm run bench`; also runnable alone:

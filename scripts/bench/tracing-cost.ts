@@ -5,7 +5,7 @@ import { runE2e } from './e2e-run';
 import { BOT_STEPS } from './fixture-site';
 
 /*
- * What keeping evidence costs (capabilities.trace, contract-3 section 7): the same catalogue bot
+ * What keeping evidence costs (capabilities.trace, docs/runs.md): the same catalogue bot
  * end to end with `trace: "off"`, `"onFailure"` (the default: every run records a trace and a run
  * that completes discards it, so this is the recording's cost) and `"always"` (recorded and kept:
  * the recording plus storing the zip), side by side, each with the throughput, the CPU per run

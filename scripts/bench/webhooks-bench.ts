@@ -2,7 +2,7 @@
 // batched durable sender and the one-at-a-time loop (webhook-limit.ts). Part of `npm run bench`;
 // alone, against a database and Redis of your own (BENCH_WEBHOOKS and DELIVERY_CONCURRENCY apply):
 //   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/<db> QUEUE_PREFIX=<prefix> npx tsx scripts/bench/webhooks-bench.ts [--quick]
-import { createLogger, createSecretBox, newId, type SecretBox, redisSettingsFromUrl } from '@botfleet/core';
+import { createSecretBox, newId, type SecretBox, redisSettingsFromUrl } from '@botfleet/core';
 import {
   createBot,
   createDatabaseIfMissing,
@@ -17,6 +17,7 @@ import {
 } from '@botfleet/db';
 import { createCompletedExecutionWithDelivery } from '@botfleet/db/testing';
 import { startDelivery } from '@botfleet/delivery';
+import { createLogger } from '@botfleet/io';
 import { createQueues, createRedisConnection, webhookDeliver } from '@botfleet/queue';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -149,7 +150,7 @@ export async function benchWebhooks(options: WebhooksBenchOptions): Promise<Webh
       secretBox: options.secretBox,
       concurrency: options.concurrency,
       allowPrivateNetwork: true,
-      timeoutMs: 10_000,
+      webhookTimeoutMs: 10_000,
       retryDelaysMs: [1_000, 5_000],
       sweepOrganizationId: options.organizationId,
     });

@@ -10,7 +10,7 @@ import request from 'supertest';
 import type { z } from 'zod';
 import { apiRoutes } from './app';
 import type { Route } from './http/route';
-import { ErrorEnvelopeSchema } from './routes/common.contract';
+import { ErrorEnvelopeSchema } from './contracts/common.contract';
 import { createApiHarness, type ApiHarness, type TestOrg } from './testing/api-harness';
 import { isEventStreamRoute, parseStreamStart } from './testing/event-stream';
 import { SAMPLE_BODIES } from './testing/sample-requests';

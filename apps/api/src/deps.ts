@@ -1,5 +1,6 @@
 import type { Logger, SecretBox } from '@botfleet/core';
-import type { ArtifactStore, PrismaClient } from '@botfleet/db';
+import type { ArtifactStore } from '@botfleet/artifacts';
+import type { PrismaClient } from '@botfleet/db';
 import type { Ops } from '@botfleet/ops';
 import type { Queues, RedisConnection } from '@botfleet/queue';
 import type { LiveEvents } from './live/live-events';

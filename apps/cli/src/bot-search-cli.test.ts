@@ -2,7 +2,7 @@ import request from 'supertest';
 import { startCliApiFixture, type CliApiFixture } from './testing';
 
 /*
- * `botfleet bots list` with search, tags, status and sort (contract-3 section 8) as a script runs
+ * `botfleet bots list` with search, tags, status and sort (docs/bot-search.md) as a script runs
  * it: a child process against the real API, reading text and --json output and exit codes.
  */
 

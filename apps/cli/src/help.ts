@@ -1,6 +1,8 @@
 export const HELP = `botfleet: bots, runs, browser profiles and API keys through the botfleet API
 
 Usage: botfleet <command> [arguments] [--json] [--url URL] [--api-key KEY]
+       botfleet admin keys create|orgs limits ...   Operator commands on the server's database
+                                                    (from a checkout: npm run -s botfleet -- admin)
 
 Commands:
   bots list [--q|--search TEXT] [--tag T]...   The organization's bots with their last run, newest first

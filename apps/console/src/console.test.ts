@@ -1,4 +1,4 @@
-import { claimExecution } from '@botfleet/db';
+import { claimExecution } from '@botfleet/db/state';
 import { createTestExecution } from '@botfleet/db/testing';
 import { waitUntil } from '@botfleet/testkit';
 import type { Page } from 'playwright-core';

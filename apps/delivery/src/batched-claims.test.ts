@@ -1,4 +1,4 @@
-import { claimDueDeliveries } from '@botfleet/engine';
+import { claimDueDeliveries } from '@botfleet/db/state';
 import { webhookDeliver } from '@botfleet/queue';
 import { startReceiver, waitUntil, type ReceivedRequest, type TestReceiver } from '@botfleet/testkit';
 import request from 'supertest';
@@ -50,10 +50,11 @@ it('a sender that dies after posting a claimed batch: its rows are redelivered w
   const deliveryIds = runs.map((run) => run.deliveryId);
 
   // The dying sender: one claim for the batch, every body posted, then nothing recorded.
-  const claimed = await claimDueDeliveries(
-    { db: f.h.db },
-    { deliveryIds, dueBy: new Date(), leaseUntil: new Date(Date.now() + 60_000) },
-  );
+  const claimed = await claimDueDeliveries(f.h.db, {
+    deliveryIds,
+    dueBy: new Date(),
+    leaseUntil: new Date(Date.now() + 60_000),
+  });
   expect(claimed.map((d) => d.id).sort()).toEqual([...deliveryIds].sort());
   for (const delivery of claimed) {
     const res = await fetch(delivery.url, {

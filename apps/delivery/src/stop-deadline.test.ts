@@ -22,7 +22,7 @@ async function deliveryRow(deliveryId: string) {
 }
 
 it('stop() gives up on a hung attempt at its deadline; the attempt keeps its lease on the row', async () => {
-  const role = await f.startRole({ timeoutMs: 30_000, closeTimeoutMs: 300, retryDelaysMs: [] });
+  const role = await f.startRole({ webhookTimeoutMs: 30_000, drainTimeoutMs: 300, retryDelaysMs: [] });
   const botId = await f.newBot({ url: `${receiver.url}/hang`, auth: 'none' });
   const { deliveryId } = await f.completeRun(botId, { a: 1 });
   await waitUntil(() => receiver.requests.length > 0, {

@@ -1,4 +1,5 @@
-import { findStoredManifest, noteWebhookFailing } from '@botfleet/db';
+import { findStoredManifest } from '@botfleet/db';
+import { noteWebhookFailing } from '@botfleet/db/state';
 import { startReceiver, waitUntil, type TestReceiver } from '@botfleet/testkit';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
@@ -27,7 +28,12 @@ beforeAll(async () => {
   });
   // 300 ms between attempts, 4 attempts in all; failures for 1.5 s disable a webhook; a silent
   // receiver holds an attempt for 10 s (far longer than a loaded machine takes to deliver).
-  await f.startRole({ retryDelaysMs: [300, 300, 300], disableAfterMs: 1_500, concurrency: 4, timeoutMs: 10_000 });
+  await f.startRole({
+    retryDelaysMs: [300, 300, 300],
+    disableAfterMs: 1_500,
+    concurrency: 4,
+    webhookTimeoutMs: 10_000,
+  });
 });
 afterAll(async () => {
   await f.close();

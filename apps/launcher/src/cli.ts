@@ -1,5 +1,4 @@
 import {
-  createLogger,
   effectiveLimits,
   ORGANIZATION_LIMIT_NAMES,
   ORGANIZATION_LIMITS,
@@ -10,14 +9,17 @@ import {
   type OrganizationLimitOverrides,
 } from '@botfleet/core';
 import { createApiKeyWithinLimit, ensureOrganization, setOrganizationLimits, type PrismaClient } from '@botfleet/db';
+import { createLogger } from '@botfleet/io';
 import { parseArgs } from 'node:util';
 import { loadEnv } from './env';
 import { openDatabase, prepareDatabase } from './prepare-database';
 
 const LIMIT_OPTIONS = ORGANIZATION_LIMIT_NAMES.map((name) => `[--${ORGANIZATION_LIMITS[name].option} <N|default>]`);
+// `botfleet admin ...` from a checkout (scripts/botfleet.ts; `npm run cli -- ...` is its alias), and
+// `node apps/launcher/dist/cli.js ...` in the image.
 const USAGE = [
-  'usage: npm run cli -- keys create --org <slug> --permission <read|write|admin> [--name <name>]',
-  `       npm run cli -- orgs limits --org <slug> ${LIMIT_OPTIONS.join(' ')}`,
+  'usage: botfleet admin keys create --org <slug> --permission <read|write|admin> [--name <name>]',
+  `       botfleet admin orgs limits --org <slug> ${LIMIT_OPTIONS.join(' ')}`,
 ].join('\n');
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;

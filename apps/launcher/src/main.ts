@@ -1,7 +1,8 @@
 import { apiRole } from '@botfleet/api';
-import { createLogger, createSecretBox, type Role, type RoleHandle } from '@botfleet/core';
-import { createArtifactStore } from '@botfleet/db';
+import { createSecretBox, type Role, type RoleHandle } from '@botfleet/core';
+import { createArtifactStore } from '@botfleet/artifacts';
 import { deliveryRole } from '@botfleet/delivery';
+import { createLogger } from '@botfleet/io';
 import { createOps, startOpsServer } from '@botfleet/ops';
 import { schedulerRole } from '@botfleet/scheduler';
 import { workerRole } from '@botfleet/worker';
@@ -91,7 +92,8 @@ async function main(): Promise<void> {
   shutdown.register('roles', async () => {
     await Promise.all(started.map((role) => role.stop()));
   });
-  const common = { db, redis: env.redis, queuePrefix: env.QUEUE_PREFIX, logger, ops };
+  // Every role drains for the same share of SHUTDOWN_GRACE_SECONDS (shutdown-budget.ts).
+  const common = { db, redis: env.redis, queuePrefix: env.QUEUE_PREFIX, logger, ops, drainTimeoutMs: budget.drainMs };
   // The API verifies artifact URLs with these; the worker signs the screenshot of execution.failed events.
   const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
   const urlSigningKey = Buffer.from(hkdfSync('sha256', secretsKey, Buffer.alloc(0), 'botfleet artifact urls', 32));
@@ -111,7 +113,7 @@ async function main(): Promise<void> {
       chromiumPath: env.CHROMIUM_PATH,
       proxyUrls: env.PROXY_URLS,
       defaultTimeoutSeconds: env.DEFAULT_TIMEOUT_SECONDS,
-      maxRunningPerOrganization: env.MAX_RUNNING_EXECUTIONS_PER_ORG,
+      maxRunningExecutionsPerOrg: env.MAX_RUNNING_EXECUTIONS_PER_ORG,
       browserRecycleAfterRuns: env.BROWSER_RECYCLE_AFTER_RUNS,
       browserMaxRssMb: env.BROWSER_MAX_RSS_MB,
       allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
@@ -120,7 +122,6 @@ async function main(): Promise<void> {
       sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
       maxInfraRetries: env.EXECUTION_MAX_INFRA_RETRIES,
       outputLimits: { maxStepBytes: env.MAX_STEP_OUTPUT_BYTES, maxExecutionBytes: env.MAX_EXECUTION_OUTPUT_BYTES },
-      drainTimeoutMs: budget.drainMs,
       artifactUrls: { signingKey: urlSigningKey, baseUrl: publicBaseUrl, ttlSeconds: env.SCREENSHOT_URL_TTL_SECONDS },
     });
     started.push(worker);
@@ -132,9 +133,8 @@ async function main(): Promise<void> {
       secretBox,
       concurrency: env.DELIVERY_CONCURRENCY,
       allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK,
-      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
       retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
-      closeTimeoutMs: budget.drainMs,
       disableAfterMs: env.WEBHOOK_DISABLE_AFTER_DAYS * 86_400_000,
       sweepIntervalMs: env.SWEEP_INTERVAL_SECONDS * 1000,
     });
@@ -147,7 +147,9 @@ async function main(): Promise<void> {
       artifactStore,
       executionRetentionDays: env.EXECUTION_RETENTION_DAYS,
       maxPendingExecutionsPerOrg: env.MAX_PENDING_EXECUTIONS_PER_ORG,
-      closeTimeoutMs: Math.min(10_000, budget.drainMs),
+      // Ticks are short and idempotent: the scheduler never waits longer than its own drain time
+      // (docs/configuration.md).
+      drainTimeoutMs: Math.min(env.fixed.drainMs.scheduler, budget.drainMs),
     });
     started.push(scheduler);
   }

@@ -1,4 +1,4 @@
-import { createLogger } from '@botfleet/core';
+import { createLogger } from '@botfleet/io';
 import { loadEnv } from './env';
 import { prepareDatabase } from './prepare-database';
 

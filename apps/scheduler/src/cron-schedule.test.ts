@@ -1,7 +1,9 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
-import { cancelExecution, claimExecution, findSchedule, listExecutions, type ExecutionSummary } from '@botfleet/db';
+import { redisSettingsFromUrl } from '@botfleet/core';
+import { findSchedule, listExecutions, type ExecutionSummary } from '@botfleet/db';
+import { cancelExecution, claimExecution } from '@botfleet/db/state';
 import { createTestDatabase, type TestDatabase } from '@botfleet/db/testing';
+import { createLogger } from '@botfleet/io';
 import { deletePrefixedKeys, testRedisUrl, waitUntil } from '@botfleet/testkit';
 import request from 'supertest';
 import { startScheduler, type SchedulerHandle } from './start-scheduler';

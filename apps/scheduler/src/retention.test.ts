@@ -1,5 +1,6 @@
 import { redisSettingsFromUrl } from '@botfleet/core';
-import { createArtifactStore, createPrismaClient, type ArtifactStore, type PrismaClient } from '@botfleet/db';
+import { createArtifactStore, type ArtifactStore } from '@botfleet/artifacts';
+import { createPrismaClient, type PrismaClient } from '@botfleet/db';
 import {
   createTestBot,
   createTestDatabase,
@@ -61,7 +62,7 @@ afterAll(async () => {
 });
 
 const start = (options: Partial<SchedulerOptions>) =>
-  startScheduler({ db, redis: REDIS, queuePrefix: prefix, logger, closeTimeoutMs: 5_000, ...options });
+  startScheduler({ db, redis: REDIS, queuePrefix: prefix, logger, drainTimeoutMs: 5_000, ...options });
 
 async function completedDaysAgo(days: number): Promise<string> {
   const { id } = await createTestExecution(db, { botId, organizationId, completed: { extractedData: { n: 1 } } });

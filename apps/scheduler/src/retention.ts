@@ -1,5 +1,6 @@
+import { deleteArtifactContent, type ArtifactStore } from '@botfleet/artifacts';
 import type { Logger } from '@botfleet/core';
-import { deleteExpiredExecutions, RETENTION_BATCH_SIZE, type ArtifactStore, type Db } from '@botfleet/db';
+import { deleteExpiredExecutions, RETENTION_BATCH_SIZE, type Db } from '@botfleet/db';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -24,9 +25,9 @@ export interface RetentionPassOptions {
  * short, and returns how many it deleted. A short batch can also mean another process holds the
  * rest (SKIP LOCKED): that process deletes them, or the next pass does.
  *
- * Each batch's S3 objects are removed once its rows are gone. The rows are the only record of
- * those keys, so a removal that fails is logged and the pass goes on: an object left behind costs
- * storage (a bucket lifecycle rule can sweep them), while keeping expired rows would cost more.
+ * Each batch's S3 objects are removed once its rows are gone (deleteArtifactContent): a removal
+ * that fails is logged and the pass goes on, since keeping expired rows would cost more than an
+ * object left behind.
  */
 export async function deleteExpiredExecutionsPass(db: Db, options: RetentionPassOptions): Promise<number> {
   const batchSize = options.batchSize ?? RETENTION_BATCH_SIZE;
@@ -40,16 +41,12 @@ export async function deleteExpiredExecutionsPass(db: Db, options: RetentionPass
       organizationId: options.organizationId,
     });
     total += deleted;
-    if (storageKeys.length > 0 && options.artifactStore) {
-      await options.artifactStore
-        .remove(storageKeys)
-        .catch((error: unknown) =>
-          options.logger?.error(
-            { err: error instanceof Error ? error.message : String(error), objects: storageKeys.length },
-            "expired executions' artifacts could not be removed from the artifact store",
-          ),
-        );
-    }
+    await deleteArtifactContent(options.artifactStore, storageKeys, {
+      logger: options.logger,
+      level: 'error',
+      message: "expired executions' artifacts could not be removed from the artifact store",
+      fields: { objects: storageKeys.length },
+    });
     if (deleted < batchSize) break;
   }
   return total;

@@ -1,4 +1,4 @@
-import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
+import { redisSettingsFromUrl } from '@botfleet/core';
 import {
   deleteBotsOfOrganization,
   findSchedule,
@@ -8,6 +8,8 @@ import {
   type PrismaClient,
 } from '@botfleet/db';
 import { createTestBot, createTestOrganization, createTestPrismaClient } from '@botfleet/db/testing';
+import type { TickOutcome } from '@botfleet/engine';
+import { createLogger } from '@botfleet/io';
 import {
   armSchedule,
   createQueues,
@@ -17,13 +19,14 @@ import {
   processorFor,
   scheduleTick,
   schedulerIdOf,
+  type ConsumedResult,
   type Queues,
   type RedisConnection,
 } from '@botfleet/queue';
 import { deletePrefixedKeys, redisConnected, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { UnrecoverableError, type Job } from 'bullmq';
 import { randomBytes } from 'node:crypto';
-import { createScheduleTickProcessor, type TickOutcome } from './schedule-tick.processor';
+import { createScheduleTickProcessor } from './schedule-tick.processor';
 
 /*
  * The tick processor called directly with the job a scheduler would receive, to pin down what
@@ -35,7 +38,7 @@ let db: PrismaClient;
 let redis: RedisConnection;
 let queues: Queues;
 let organizationId: string;
-let processTick: (job: Job<unknown>) => Promise<TickOutcome>;
+let processTick: (job: Job<unknown>) => Promise<ConsumedResult<TickOutcome>>;
 
 beforeAll(async () => {
   db = createTestPrismaClient({ poolSize: 4 });
@@ -63,9 +66,11 @@ async function scheduledBot(options: { status?: 'active' | 'paused'; active?: bo
   return bot.id;
 }
 
+/** A job as BullMQ hands it to the worker: consume reads its id, data and options. */
+const jobOf = (id: string, data: unknown) => ({ id, data, opts: {} }) as Job;
 /** The job BullMQ hands the worker for one slot of the bot's job scheduler. */
 const tickJob = (botId: string, slot: number, data: unknown = { botId }) =>
-  ({ id: `repeat:${schedulerIdOf(botId)}:${slot}`, data }) as Job;
+  jobOf(`repeat:${schedulerIdOf(botId)}:${slot}`, data);
 /** Every execution of the bot. */
 const executionsOf = async (botId: string) => {
   const page = await listExecutions(db, botId, { limit: 1_000 });
@@ -132,8 +137,8 @@ it('fires nothing and disarms for a deleted bot', async () => {
 it('refuses ticks it cannot attribute to a slot of the bot’s scheduler, without retries', async () => {
   const botId = await scheduledBot();
   await expect(processTick(tickJob(botId, Date.now(), { nope: true }))).rejects.toBeInstanceOf(UnrecoverableError);
-  await expect(processTick({ id: 'manual-1', data: { botId } } as Job)).rejects.toBeInstanceOf(UnrecoverableError);
-  await expect(processTick({ id: `repeat:bot-other:${Date.now()}`, data: { botId } } as Job)).rejects.toBeInstanceOf(
+  await expect(processTick(jobOf('manual-1', { botId }))).rejects.toBeInstanceOf(UnrecoverableError);
+  await expect(processTick(jobOf(`repeat:bot-other:${Date.now()}`, { botId }))).rejects.toBeInstanceOf(
     UnrecoverableError,
   );
   expect(await executionsOf(botId)).toEqual([]);

@@ -1,7 +1,8 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { countExecutionsPerSlot, findSchedule, listExecutions, type ExecutionSummary } from '@botfleet/db';
 import { createTestDatabase, type TestDatabase } from '@botfleet/db/testing';
+import { createLogger } from '@botfleet/io';
 import { executionRun, scheduleTick } from '@botfleet/queue';
 import { deletePrefixedKeys, testRedisUrl, waitUntil } from '@botfleet/testkit';
 import request from 'supertest';

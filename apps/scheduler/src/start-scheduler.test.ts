@@ -22,7 +22,7 @@ it('starts and stops within its deadlines while Redis is unreachable, logging in
       redis: redisSettingsFromUrl('redis://127.0.0.1:1'),
       queuePrefix: 'test-unreachable',
       logger,
-      closeTimeoutMs: 1_000,
+      drainTimeoutMs: 1_000,
     });
     // Generous for a loaded machine; what it rules out is waiting for Redis for ever.
     expect(Date.now() - started).toBeLessThan(20_000);

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createE2eHarness, type E2eHarness } from './testing/e2e-harness';
 
 /*
- * A run runs the version its bot had when it was triggered (contract-3 section 8): an edit made
+ * A run runs the version its bot had when it was triggered (docs/bot-versions.md): an edit made
  * while the run waits in the queue is not what it runs, and what it reports is what it ran.
  */
 

@@ -23,7 +23,7 @@ import type { CredentialSource, RunExecutionOptions } from '@botfleet/runner';
 type SealedProfileState = NonNullable<ExecutionAttemptEnd['profileState']>;
 
 /*
- * The worker's side of sessions and credentials (contract-3 sections 5 and 6): the only place a
+ * The worker's side of sessions and credentials (docs/sessions.md): the only place a
  * run's profile state and credential values are opened from what the database keeps sealed, and
  * where a run's end state is sealed again. The runner gets the values (and redacts them from
  * everything the run stores); nothing here logs one.

@@ -1,6 +1,7 @@
 import { createApiHarness } from '@botfleet/api/testing';
-import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { findExecution, listExecutionLogs, listStepOutputs, type Db } from '@botfleet/db';
+import { createLogger } from '@botfleet/io';
 import {
   listProcesses,
   processTree,

@@ -1,13 +1,6 @@
-import {
-  cancelExecution,
-  claimExecution,
-  createArtifactStore,
-  listArtifacts,
-  listExecutionLogs,
-  listStepOutputs,
-  type ArtifactStore,
-  type PrismaClient,
-} from '@botfleet/db';
+import { createArtifactStore, type ArtifactStore } from '@botfleet/artifacts';
+import { listArtifacts, listExecutionLogs, listStepOutputs, type PrismaClient } from '@botfleet/db';
+import { cancelExecution, claimExecution } from '@botfleet/db/state';
 import { createTestBot, createTestExecution, useTestOrganization } from '@botfleet/db/testing';
 import { startS3TestServer, type S3TestServer } from '@botfleet/testkit';
 import { createDbRunSession, SupersededAttemptError } from './db-run-session';

@@ -1,8 +1,11 @@
 import {
   createPostgresArtifactStore,
+  deleteArtifactContent,
   putArtifactContent,
-  newArtifactId,
   type ArtifactStore,
+} from '@botfleet/artifacts';
+import {
+  newArtifactId,
   writeProgress,
   type ArtifactRecord,
   type LogRecord,
@@ -115,18 +118,17 @@ export function createDbRunSession(options: {
   };
   // Content the store holds for rows that will never be written: nothing may keep it (an orphaned
   // S3 object costs money and holds run output no one can reach). PostgreSQL's holds none.
-  const removeStored = async (stored: readonly { storageKey: string | null }[]) => {
-    const keys = stored.flatMap((a) => (a.storageKey === null ? [] : [a.storageKey]));
-    if (keys.length === 0) return;
-    await artifactStore
-      .remove(keys)
-      .catch((err: unknown) =>
-        options.logger?.warn(
-          { executionId: options.executionId, attempt, err: (err as Error).message },
-          'could not remove a superseded attempt’s artifacts',
-        ),
-      );
-  };
+  const removeStored = (stored: readonly { storageKey: string | null }[]) =>
+    deleteArtifactContent(
+      artifactStore,
+      stored.map((artifact) => artifact.storageKey),
+      {
+        logger: options.logger,
+        level: 'warn',
+        message: 'could not remove a superseded attempt’s artifacts',
+        fields: { executionId: options.executionId, attempt },
+      },
+    );
 
   return {
     params: options.params,

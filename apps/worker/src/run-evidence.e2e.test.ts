@@ -1,10 +1,11 @@
-import { createArtifactStore, createCredential, type ArtifactStore } from '@botfleet/db';
+import { createArtifactStore, type ArtifactStore } from '@botfleet/artifacts';
+import { createCredential } from '@botfleet/db';
 import { readZipEntries } from '@botfleet/runner/testing';
 import { startFixtureServer, startS3TestServer, type FixtureServer, type S3TestServer } from '@botfleet/testkit';
 import { createE2eHarness, type E2eHarness } from './testing';
 
 /*
- * Run evidence end to end (contract-3 section 7), through the API and a real worker in Chromium,
+ * Run evidence end to end (docs/runs.md), through the API and a real worker in Chromium,
  * once with each artifact store: PostgreSQL, and S3 against a real S3-compatible server (s3rver).
  * A failed run keeps a Playwright trace with the failing step, its DOM snapshots and the page's
  * console error; a completed run keeps none unless asked; a HAR and a screenshot per step when

@@ -13,7 +13,7 @@ beforeAll(async () => {
     '/slow': (_req, res) =>
       void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1 id="t">ok</h1>'), 400),
   });
-  h = await createE2eHarness({ concurrency: 2, maxRunningPerOrganization: 1 });
+  h = await createE2eHarness({ concurrency: 2, maxRunningExecutionsPerOrg: 1 });
 });
 afterAll(async () => {
   await h.close();

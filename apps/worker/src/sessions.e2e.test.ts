@@ -1,4 +1,5 @@
-import { createLogger, type RoleHandle } from '@botfleet/core';
+import { type RoleHandle } from '@botfleet/core';
+import { createLogger } from '@botfleet/io';
 import { MASK_COLOUR, pngColoursIn, createTestBrowserHost } from '@botfleet/runner/testing';
 import { startReceiver, testRedisUrl, waitUntil, type TestReceiver } from '@botfleet/testkit';
 import IORedis from 'ioredis';
@@ -7,7 +8,7 @@ import request from 'supertest';
 import { createE2eHarness, startLoginSite, type E2eHarness, type LoginSite } from './testing';
 
 /*
- * Sessions and credentials end to end (contract-3 sections 5 and 6), through the API and a real
+ * Sessions and credentials end to end (docs/sessions.md), through the API and a real
  * worker in Chromium, against a loopback site with a password form, a TOTP second factor and a
  * session cookie: a bot logs in by itself with a credential and saves its profile, the next run
  * starts logged in, runs sharing a profile take turns without holding a worker slot, and no

@@ -1,6 +1,7 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { findExecution, listArtifacts, listExecutionLogs, listStepOutputs } from '@botfleet/db';
+import { createLogger } from '@botfleet/io';
 import { startFixtureServer, testRedisUrl, waitUntil, type FixtureServer } from '@botfleet/testkit';
 import type { ChildProcess } from 'node:child_process';
 import type { ServerResponse } from 'node:http';

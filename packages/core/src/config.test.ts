@@ -26,6 +26,20 @@ describe('parseEnv', () => {
     expect(CONFIG_DEFAULTS).toMatchObject({ BROWSER_RECYCLE_AFTER_RUNS: 500, EXECUTION_MAX_INFRA_RETRIES: 3 });
   });
 
+  it('carries the settings no variable sets, each role’s drain time among them, whatever the environment', () => {
+    const fixed = {
+      drainMs: { api: 20_000, worker: 30_000, delivery: 15_000, scheduler: 10_000 },
+      executionPendingGraceMs: 15_000,
+      sweepBatchSize: 500,
+      reconcileIntervalMs: 30_000,
+      scheduleTickConcurrency: 10,
+      retentionIntervalMs: 600_000,
+    };
+    expect(CONFIG_DEFAULTS.fixed).toEqual(fixed);
+    expect(parseEnv({ SHUTDOWN_GRACE_SECONDS: '90', SWEEP_INTERVAL_SECONDS: '5' }).fixed).toEqual(fixed);
+    expect(Object.isFrozen(CONFIG_DEFAULTS.fixed.drainMs)).toBe(true);
+  });
+
   it('caps pending runs per organization at 10,000 and leaves the running cap and RSS check off by default', () => {
     const env = parseEnv({});
     expect(env.MAX_PENDING_EXECUTIONS_PER_ORG).toBe(10_000);

@@ -164,6 +164,49 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/**
+ * Settings no variable sets: the values a role takes when its caller (a test, a tool, the
+ * launcher for what it does not derive) gives none. docs/configuration.md lists them and says why
+ * the drain times differ per role.
+ */
+export interface FixedSettings {
+  /**
+   * How long stop() gives a role's work in flight when its caller passes no drain time. The
+   * launcher passes each role its share of SHUTDOWN_GRACE_SECONDS instead, the scheduler at most
+   * its value here.
+   */
+  readonly drainMs: Readonly<Record<Role, number>>;
+  /** A pending execution younger than this may still be on its way into Redis; the sweep leaves it. */
+  readonly executionPendingGraceMs: number;
+  /** Rows one sweep pass (executions, deliveries) looks at. */
+  readonly sweepBatchSize: number;
+  /** How often the scheduler makes Redis's job schedulers equal to the schedule rows. */
+  readonly reconcileIntervalMs: number;
+  /** Schedule ticks one scheduler process handles at once. */
+  readonly scheduleTickConcurrency: number;
+  /** How often the retention pass runs (with EXECUTION_RETENTION_DAYS set; the first at start). */
+  readonly retentionIntervalMs: number;
+}
+
+const FIXED_SETTINGS: FixedSettings = Object.freeze({
+  drainMs: Object.freeze({
+    // The launcher gives the api its drain share of SHUTDOWN_GRACE_SECONDS (20 s by default);
+    // open requests are bounded by REQUEST_TIMEOUT_SECONDS, and event streams end at once.
+    api: 20_000,
+    // A run takes up to a bot's timeout (60 s by default): the longest wait, as long as the grace.
+    worker: 30_000,
+    // An attempt is bounded by WEBHOOK_TIMEOUT_MS (10 s by default): one attempt and its record.
+    delivery: 15_000,
+    // A tick is one short transaction and idempotent (a cut-off one is redone): the shortest wait.
+    scheduler: 10_000,
+  }),
+  executionPendingGraceMs: 15_000,
+  sweepBatchSize: 500,
+  reconcileIntervalMs: 30_000,
+  scheduleTickConcurrency: 10,
+  retentionIntervalMs: 600_000,
+});
+
 const ResolvedEnvSchema = EnvSchema.transform((env, ctx) => {
   const redis = parseRedisSettings(env);
   const mode = 'settings' in redis ? redis.settings.mode : env.REDIS_CLUSTER_NODES ? 'cluster' : 'standalone';
@@ -183,12 +226,14 @@ const ResolvedEnvSchema = EnvSchema.transform((env, ctx) => {
     QUEUE_PREFIX: queuePrefix,
     /** Every REDIS_* variable as one value: what every role's connections are built from. */
     redis: redis.settings,
-    /** ARTIFACT_STORE and the S3_* variables as one value: what createArtifactStore (@botfleet/db) takes. */
+    /** ARTIFACT_STORE and the S3_* variables as one value: what createArtifactStore (@botfleet/artifacts) takes. */
     artifactStore: artifactStore.settings,
+    /** Settings no variable sets, carried here so CONFIG_DEFAULTS holds every default. */
+    fixed: FIXED_SETTINGS,
   };
 });
 
-/** Where artifacts' content goes, as createArtifactStore (@botfleet/db) takes it. */
+/** Where artifacts' content goes, as createArtifactStore (@botfleet/artifacts) takes it. */
 export type ArtifactStoreSettings = { kind: 'postgres' } | ({ kind: 's3' } & S3Settings);
 
 export interface S3Settings {

@@ -28,7 +28,11 @@ export interface RoleDefinition<Options, Handle extends RoleHandle> {
   start(options: Options): Promise<Handle>;
 }
 
-/** Declares a role: its name and how to start it with its options. */
+/**
+ * Declares a role: its name and how to start it with its options; the handle stops once. The
+ * roles themselves are declared on defineFleetRole (@botfleet/ops), which writes their common
+ * lifecycle (connections, consume, readiness, drain, stop order) on top of this.
+ */
 export function defineRole<Options, Started extends StartedRole>(spec: {
   name: Role;
   start(options: Options): Promise<Started>;

@@ -1,4 +1,4 @@
-import type { Logger } from './logger';
+import type { Logger } from './logger-interface';
 import { RepeatedLog } from './repeated-log';
 
 /** A logger that records what it was asked to write. */

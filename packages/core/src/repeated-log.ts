@@ -1,4 +1,4 @@
-import type { Logger } from './logger';
+import type { Logger } from './logger-interface';
 
 /** At most one line per message in this long; the lines folded in between are counted. */
 export const REPEATED_LOG_WINDOW_MS = 10_000;

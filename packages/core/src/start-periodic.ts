@@ -1,4 +1,4 @@
-import type { Logger } from './logger';
+import type { Logger } from './logger-interface';
 
 export interface PeriodicOptions {
   /** What the task is, for logs: `${name} failed`. */

@@ -1,16 +1,10 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
-import { PrismaClient, type Prisma } from './generated/prisma/client';
+import { PrismaClient } from './generated/prisma/client';
 import { registerPool } from './prepared-statement';
 import { createStatementNamer } from './statement-names';
 
 export { PrismaClient };
-
-/**
- * Anything that can run a query: the client itself or the `tx` handed to `$transaction`.
- * Repositories take a `Db` so the caller decides whether they run inside a transaction.
- */
-export type Db = PrismaClient | Prisma.TransactionClient;
 
 export interface CreatePrismaClientOptions {
   /** Maximum connections in this process's pg pool (DATABASE_POOL_SIZE; pg's default is 10). */

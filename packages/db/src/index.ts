@@ -1,6 +1,7 @@
 // Public API of @botfleet/db. Other packages import from here, never from ./generated, so the
-// generated client's layout can change without touching them.
-export { createPrismaClient, PrismaClient, type CreatePrismaClientOptions, type Db } from './client';
+// generated client's layout can change without touching them. The functions that change an
+// execution's or a delivery's state are not here but on '@botfleet/db/state' (./state.ts).
+export { createPrismaClient, PrismaClient, type CreatePrismaClientOptions } from './client';
 export { Prisma } from './generated/prisma/client';
 export type {
   Organization,
@@ -35,6 +36,3 @@ export {
 } from './create-database';
 export { isUniqueViolation, translateDatabaseError } from './database-errors';
 export * from './repositories';
-export * from './artifact-store';
-export * from './s3-artifact-store';
-export * from './create-artifact-store';

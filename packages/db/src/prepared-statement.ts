@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { Db } from './client';
+import type { Db } from './repositories/db-handle';
 import { statementName } from './statement-names';
 
 /**

@@ -8,22 +8,20 @@ const NOTIFY_WAIT_MS = 2_000;
 /**
  * The enqueue that follows a committed transaction. The row is the truth and a sweeper rebuilds
  * a missing job from it, so a refused enqueue is logged and left to the sweeper: the command has
- * succeeded either way, and its caller answers as if the job were queued.
+ * succeeded either way, and its caller answers as if the job were queued. `refusedMessage` names
+ * the repair when it is not the sweepers' (a schedule's job scheduler is rebuilt by the reconciler).
  */
 export async function enqueueAfterCommit(
   logger: Logger,
   context: Record<string, unknown>,
   enqueue: () => Promise<unknown>,
+  refusedMessage = 'enqueue failed; the sweeper will enqueue from the row',
 ): Promise<void> {
   try {
     await enqueue();
   } catch (err) {
     // Throttled: while Redis is away every trigger fails this way, and a line per request is a flood.
-    repeatedLog.warn(
-      logger,
-      { ...context, err: (err as Error).message },
-      'enqueue failed; the sweeper will enqueue from the row',
-    );
+    repeatedLog.warn(logger, { ...context, err: (err as Error).message }, refusedMessage);
   }
 }
 

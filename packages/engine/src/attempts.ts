@@ -1,3 +1,4 @@
+import { sealArtifactBytes } from '@botfleet/artifacts';
 import {
   createArtifactUrlSigner,
   storedStatusOf,
@@ -6,41 +7,36 @@ import {
   type RunOutcome,
   type SecretBox,
 } from '@botfleet/core';
+import { newArtifactId, type ClaimedExecution, type ExecutionAttemptEnd, type ProgressBatch } from '@botfleet/db';
 import {
   claimExecutionWithinCap,
   endExecutionAttempt,
   failUnfinishedExecution,
-  newArtifactId,
   requeueExecution as requeueExecutionRow,
-  sealArtifactBytes,
-  type ClaimedExecution,
-  type ExecutionAttemptEnd,
-  type ProgressBatch,
-} from '@botfleet/db';
-import { executionRun, webhookDeliver } from '@botfleet/queue';
-import type { Job } from 'bullmq';
+} from '@botfleet/db/state';
+import { executionRun, webhookDeliver, type JobNextStep } from '@botfleet/queue';
 import { notifyBestEffort, publishRunChanges, statusNotice } from './after-commit';
-import { INFRASTRUCTURE_FAILURE, infraRetriesLeft, maxInfraRetriesOf } from './caps';
+import { INFRASTRUCTURE_FAILURE, maxInfraRetriesOf, runningCapRule } from './caps';
 import { wakeNextProfileRun } from './profile-turns';
 import type { EngineDeps } from './engine-deps';
+import { decideClaimedRun, unclaimedStep, type UnclaimedReason } from './run-decisions';
 
 /*
- * The worker's side of a run: claim, then complete or requeue. Every write names the attempt it
- * claimed, so a worker that lost its job (stalled, killed, partitioned) can never overwrite what
- * a newer attempt or a cancel wrote.
+ * The worker's side of a run: claim, then complete or requeue, each answering the next step for
+ * the run's job (run-decisions.ts decides it; the worker returns it and consume applies it).
+ * Every write names the attempt it claimed, so a worker that lost its job (stalled, killed,
+ * partitioned) can never overwrite what a newer attempt or a cancel wrote.
  */
 
 /** What a claim came to. */
 export type ExecutionClaim =
-  /** Already ended, cancelled or deleted: nothing to run. */
-  | { kind: 'gone' }
-  /** The organization is at its running cap: the row stays pending, the job should come back shortly. */
-  | { kind: 'at-capacity' }
   /**
-   * Another run of the execution's profile goes first: the row stays pending, the job waits in
-   * the delayed set (PROFILE_TURN_RECHECK_MS; the run before it wakes it when it ends).
+   * Nothing claimed, and `next` says what the job does: `gone` (already ended, cancelled or
+   * deleted) ends it; `at-capacity` (the organization is at its running cap) and `profile-busy`
+   * (another run of the profile goes first; the run before it wakes this job when it ends) leave
+   * the row pending and the job asks again after a re-check delay.
    */
-  | { kind: 'profile-busy' }
+  | { kind: UnclaimedReason; next: JobNextStep }
   /** Claimed, and the run may go ahead with `infraRetriesLeft` infrastructure retries in hand. */
   | { kind: 'claimed'; run: ClaimedExecution; infraRetriesLeft: number }
   /**
@@ -48,27 +44,23 @@ export type ExecutionClaim =
    * allows: the caller ends it with `outcome` without running it again (a run that keeps killing
    * its worker must not do so for ever).
    */
-  | { kind: 'infra-retries-exhausted'; run: ClaimedExecution; outcome: RunOutcome };
+  | { kind: 'infra-retries-exhausted'; run: ClaimedExecution; outcome: FailedRunOutcome };
 
 /**
  * Claims an execution for this attempt under the organization's running cap (its own, else
  * MAX_RUNNING_EXECUTIONS_PER_ORG; no lock when neither is set) and the infrastructure-retry limit.
  */
 export async function claimExecution(deps: EngineDeps, executionId: string): Promise<ExecutionClaim> {
-  const claimed = await claimExecutionWithinCap(
-    deps.db,
-    executionId,
-    deps.settings?.maxRunningExecutionsPerOrg ?? null,
-  );
-  if (!claimed) return { kind: 'gone' };
-  if (claimed === 'at-capacity' || claimed === 'profile-busy') return { kind: claimed };
+  const claimed = await claimExecutionWithinCap(deps.db, executionId, runningCapRule(deps.settings));
+  if (!claimed) return { kind: 'gone', next: unclaimedStep('gone') };
+  if (claimed === 'at-capacity' || claimed === 'profile-busy') return { kind: claimed, next: unclaimedStep(claimed) };
   await notifyBestEffort(deps.logger, { executionId }, [
     publishRunChanges(deps, [statusNotice({ ...claimed, status: 'running' })]),
   ]);
-  const left = infraRetriesLeft(deps.settings, claimed);
-  if (left >= 0) return { kind: 'claimed', run: claimed, infraRetriesLeft: left };
-  const error = `${INFRASTRUCTURE_FAILURE}: the run's worker stopped or its browser failed ${claimed.infraRetries} times (EXECUTION_MAX_INFRA_RETRIES=${maxInfraRetriesOf(deps.settings)})`;
-  return { kind: 'infra-retries-exhausted', run: claimed, outcome: { status: 'failed', error, stepIndex: null } };
+  const decision = decideClaimedRun(claimed, maxInfraRetriesOf(deps.settings));
+  return decision.kind === 'run'
+    ? { kind: 'claimed', run: claimed, infraRetriesLeft: decision.infraRetriesLeft }
+    : { kind: 'infra-retries-exhausted', run: claimed, outcome: decision.outcome };
 }
 
 /** The attempt a completion or a requeue speaks for. */
@@ -91,11 +83,18 @@ function producedData(data: unknown): boolean {
   return !(typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0);
 }
 
+/** What a completion came to: whether this attempt's end was written, and the job's next step. */
+export interface AttemptEnd {
+  finished: boolean;
+  next: JobNextStep;
+}
+
 /**
  * Ends the attempt in one transaction: the final state, the rest of its output (`progress`), the
  * failure screenshot and the delivery rows of the webhook's events. Nothing is written when this
- * attempt no longer owns the execution (cancelled or re-claimed); returns whether it did. The
- * delivery jobs are enqueued after commit; a lost one is found by the delivery sweeper.
+ * attempt no longer owns the execution (cancelled or re-claimed); `finished` says whether it did,
+ * and either way the job is done. The delivery jobs are enqueued after commit; a lost one is
+ * found by the delivery sweeper.
  *
  * With `artifactUrls`, an `execution.failed` event carries a signed URL of the screenshot, valid
  * for the configured lifetime from the failure (the body is fixed, so retries send the same URL).
@@ -109,7 +108,7 @@ export async function completeExecution(
   outcome: RunOutcome,
   progress: ProgressBatch,
   profileState?: ExecutionAttemptEnd['profileState'],
-): Promise<boolean> {
+): Promise<AttemptEnd> {
   let screenshotUrl: string | null = null;
   let stored: RunOutcome = outcome;
   switch (outcome.status) {
@@ -152,19 +151,40 @@ export async function completeExecution(
     ...result.deliveryIds.map((deliveryId) => webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 })),
     ...(profileId ? [wakeNextProfileRun(deps, profileId)] : []),
   ]);
-  return result.finished;
+  return { finished: result.finished, next: { kind: 'done' } };
 }
 
+/** Why an attempt puts its run back to `pending`, as the step its job then takes. */
+export type RequeueStep = Extract<JobNextStep, { kind: 'retryAttempt' | 'handBack' }>;
+
 /**
- * Puts this attempt's run back to `pending`, if this attempt still owns it (a cancel wins): a bot
- * failure to be tried again, or a run handed back at shutdown. The caller keeps the job and moves
- * it back in BullMQ; the next claim starts the next attempt without counting an infrastructure
- * retry. False when the attempt no longer owns the run.
+ * Puts this attempt's run back to `pending` if this attempt still owns it (a cancel wins), so the
+ * next claim starts the next attempt without counting an infrastructure retry, and answers the
+ * job's next step. A bot failure tried again (`retryAttempt`) ends its job instead when the
+ * attempt no longer owns the run. A shutdown's hand-back (`handBack`) hands the job back whatever
+ * became of the write: if it failed or the process dies first, the row stays `running` and the
+ * lock expiry brings the job back as a counted infrastructure retry (bounded either way), and a
+ * cancel that won is found by the next claim.
  */
 export async function requeueExecution(
   deps: EngineDeps,
   attempt: Pick<AttemptRef, 'executionId' | 'attempt'>,
-): Promise<boolean> {
+  step: RequeueStep,
+): Promise<JobNextStep> {
+  if (step.kind === 'handBack') {
+    await putBackToPending(deps, attempt).catch((err: unknown) =>
+      deps.logger.warn(
+        { executionId: attempt.executionId, attempt: attempt.attempt, err: (err as Error).message },
+        'could not put the execution back to pending',
+      ),
+    );
+    return step;
+  }
+  return (await putBackToPending(deps, attempt)) ? step : { kind: 'done' };
+}
+
+/** The row back to `pending`, announced to the live streams; false when the attempt no longer owns it. */
+async function putBackToPending(deps: EngineDeps, attempt: Pick<AttemptRef, 'executionId' | 'attempt'>) {
   const requeued = await requeueExecutionRow(deps.db, attempt.executionId, attempt.attempt);
   if (!requeued) return false;
   await notifyBestEffort(deps.logger, { executionId: attempt.executionId }, [
@@ -182,7 +202,7 @@ export async function requeueExecution(
  */
 export async function failAbandonedExecution(
   deps: EngineDeps,
-  job: Job<unknown> | undefined,
+  job: { name: string; data: unknown } | undefined,
   reason: string,
 ): Promise<void> {
   if (!job || job.name !== executionRun.name) return;

@@ -1,11 +1,10 @@
 import { AppError, notFound } from '@botfleet/core';
+import { findExecution, type Execution } from '@botfleet/db';
 import {
   cancelBotExecutions as cancelBotExecutionRows,
   cancelExecution as cancelExecutionRow,
-  findExecution,
-  type Execution,
-} from '@botfleet/db';
-import { cancelChannel, executionRun, webhookDeliver } from '@botfleet/queue';
+} from '@botfleet/db/state';
+import { cancelChannel, executionRun, removeJob, webhookDeliver } from '@botfleet/queue';
 import { notifyBestEffort, publishRunChanges, statusNotice } from './after-commit';
 import type { CancelDeps } from './engine-deps';
 import { wakeNextProfileRun } from './profile-turns';
@@ -31,7 +30,7 @@ export async function cancelExecution(
   }
   const { deliveryIds, ...execution } = cancelled;
   await notifyBestEffort(deps.logger, { executionId: execution.id }, [
-    deps.queues.get(executionRun.queue).remove(executionRun.jobIdOf({ executionId: execution.id })),
+    removeJob(deps.queues, executionRun, executionRun.jobIdOf({ executionId: execution.id })),
     deps.redis.publish(cancelChannel(deps.queues.prefix), execution.id),
     publishRunChanges(deps, [statusNotice(execution)]),
     ...deliveryIds.map((deliveryId) => webhookDeliver.enqueue(deps.queues, { deliveryId }, { attempt: 1 })),
@@ -48,9 +47,8 @@ export async function cancelBotExecutions(
 ): Promise<number> {
   const { executions, deliveryIds } = await cancelBotExecutionRows(deps.db, input);
   const executionIds = executions.map((row) => row.id);
-  const queue = deps.queues.get(executionRun.queue);
   await notifyBestEffort(deps.logger, { botId: input.botId, cancelled: executionIds.length }, [
-    ...executionIds.map((executionId) => queue.remove(executionRun.jobIdOf({ executionId }))),
+    ...executionIds.map((executionId) => removeJob(deps.queues, executionRun, executionRun.jobIdOf({ executionId }))),
     ...(input.statuses.includes('running')
       ? executionIds.map((id) => deps.redis.publish(cancelChannel(deps.queues.prefix), id))
       : []),

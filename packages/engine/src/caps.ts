@@ -1,12 +1,13 @@
 import { AppError, CONFIG_DEFAULTS, effectiveLimit } from '@botfleet/core';
-import { countPendingExecutions, type ClaimedExecution, type Db } from '@botfleet/db';
+import { countPendingExecutions, type Db, type RunningCapRule } from '@botfleet/db';
 import type { EngineSettings } from './engine-deps';
 
 /*
  * Every cap on a run's life, in one place: a paused bot takes no run, an organization's pending
  * runs are bounded (API triggers refuse past it, a schedule skips its slot), its running runs are
- * bounded at the claim (the repository's claimExecutionWithinCap counts under a lock), and a run
- * whose worker or browser keeps failing gets a bounded number of new attempts.
+ * bounded at the claim (runningCapRule; the repository's claimExecutionWithinCap counts under a
+ * lock), and a run whose worker or browser keeps failing gets a bounded number of new attempts
+ * (maxInfraRetriesOf; run-decisions.ts decides with it).
  */
 
 /** The error code of a run that failed because its infrastructure did, not because of the bot. */
@@ -103,7 +104,11 @@ export async function assertPendingCapacity(
 export const maxInfraRetriesOf = (settings: EngineSettings | undefined): number =>
   settings?.maxInfraRetries ?? CONFIG_DEFAULTS.EXECUTION_MAX_INFRA_RETRIES;
 
-/** How many infrastructure retries a run may still use (negative: it used more than allowed). */
-export function infraRetriesLeft(settings: EngineSettings | undefined, run: Pick<ClaimedExecution, 'infraRetries'>) {
-  return maxInfraRetriesOf(settings) - run.infraRetries;
+/**
+ * The running cap of an organization: its own `maxRunningExecutions` (set by the operator), else
+ * MAX_RUNNING_EXECUTIONS_PER_ORG as the role was configured; null: no cap (neither is set).
+ */
+export function runningCapRule(settings: EngineSettings | undefined): RunningCapRule {
+  const fallback = settings?.maxRunningExecutionsPerOrg ?? null;
+  return (organizationMax) => effectiveLimit(organizationMax, fallback);
 }

@@ -1,4 +1,4 @@
-import { AppError, createLogger, type Logger, redisSettingsFromUrl } from '@botfleet/core';
+import { AppError, type Logger, redisSettingsFromUrl } from '@botfleet/core';
 import {
   findBotForTrigger,
   findExecution,
@@ -7,14 +7,14 @@ import {
   type PrismaClient,
   type ProgressBatch,
 } from '@botfleet/db';
-import { createTestBot, createTestExecution, findDelivery, useTestOrganization } from '@botfleet/db/testing';
+import { createTestBot, createTestExecution, useTestOrganization } from '@botfleet/db/testing';
+import { createLogger } from '@botfleet/io';
 import {
   cancelChannel,
   closeRedis,
   createQueues,
   createRedisConnection,
   executionRun,
-  webhookDeliver,
   type Queues,
   type RedisConnection,
 } from '@botfleet/queue';
@@ -24,17 +24,15 @@ import {
   cancelExecution,
   claimExecution,
   completeExecution,
-  recordDeliveryAttempt,
-  redeliverDelivery,
   requeueExecution,
   rerunExecution,
-  sweepDeliveries,
   sweepExecutions,
   triggerExecution,
   triggerExecutionBatch,
   triggerScheduledExecution,
   type CancelDeps,
   type EngineDeps,
+  type RequeueStep,
 } from './index';
 
 /*
@@ -222,6 +220,8 @@ describe('cancels', () => {
 });
 
 describe('attempts', () => {
+  const retryNow: RequeueStep = { kind: 'retryAttempt', ms: 0 };
+
   async function claimedRun() {
     const bot = await createTestBot(db, organizationId);
     const execution = await createTestExecution(db, { botId: bot.id, organizationId });
@@ -233,8 +233,8 @@ describe('attempts', () => {
   it('store each typed outcome: a timeout as failed with its error, an empty extract as no data', async () => {
     const timedOut = await claimedRun();
     const error = 'Execution timed out after 1 s';
-    expect(await completeExecution(deps, timedOut, { status: 'timed_out', error, stepIndex: 2 }, noProgress())).toBe(
-      true,
+    expect(await completeExecution(deps, timedOut, { status: 'timed_out', error, stepIndex: 2 }, noProgress())).toEqual(
+      { finished: true, next: { kind: 'done' } },
     );
     expect(await findExecution(db, organizationId, timedOut.executionId)).toMatchObject({
       status: 'failed',
@@ -243,7 +243,10 @@ describe('attempts', () => {
     });
 
     const empty = await claimedRun();
-    expect(await completeExecution(deps, empty, { status: 'completed', data: {} }, noProgress())).toBe(true);
+    expect(await completeExecution(deps, empty, { status: 'completed', data: {} }, noProgress())).toEqual({
+      finished: true,
+      next: { kind: 'done' },
+    });
     expect(await findExecution(db, organizationId, empty.executionId)).toMatchObject({
       status: 'completed',
       extractedData: null,
@@ -253,15 +256,20 @@ describe('attempts', () => {
   it('write nothing for an attempt that no longer owns the run (a cancel wins)', async () => {
     const run = await claimedRun();
     await cancelExecution(deps, { organizationId, executionId: run.executionId });
-    expect(await completeExecution(deps, run, { status: 'cancelled' }, noProgress())).toBe(false);
-    expect(await requeueExecution(deps, run)).toBe(false);
+    expect(await completeExecution(deps, run, { status: 'cancelled' }, noProgress())).toEqual({
+      finished: false,
+      next: { kind: 'done' },
+    });
+    // The job of a bot retry that lost to the cancel ends; a hand-back still hands the job back.
+    expect(await requeueExecution(deps, run, retryNow)).toEqual({ kind: 'done' });
+    expect(await requeueExecution(deps, run, { kind: 'handBack' })).toEqual({ kind: 'handBack' });
     expect(await findExecution(db, organizationId, run.executionId)).toMatchObject({ status: 'cancelled' });
   });
 
   it('requeue the owning attempt only, and the next claim is the next attempt', async () => {
     const run = await claimedRun();
-    expect(await requeueExecution(deps, { ...run, attempt: run.attempt + 1 })).toBe(false);
-    expect(await requeueExecution(deps, run)).toBe(true);
+    expect(await requeueExecution(deps, { ...run, attempt: run.attempt + 1 }, retryNow)).toEqual({ kind: 'done' });
+    expect(await requeueExecution(deps, run, retryNow)).toEqual(retryNow);
     expect(await claimExecution(deps, run.executionId)).toMatchObject({
       kind: 'claimed',
       run: { attempt: run.attempt + 1, infraRetries: 0 },
@@ -288,68 +296,10 @@ describe('attempts', () => {
     await claimedRun(); // this organization now has runs going
     const bot = await createTestBot(db, organizationId);
     const execution = await createTestExecution(db, { botId: bot.id, organizationId });
-    expect(await claimExecution(capped, execution.id)).toEqual({ kind: 'at-capacity' });
-    expect(await findExecution(db, organizationId, execution.id)).toMatchObject({ status: 'pending' });
-  });
-});
-
-describe('deliveries', () => {
-  const manifest = { webhook: { url: 'https://hooks.example/in', auth: 'none' as const } };
-
-  async function deliveryOfCompletedRun() {
-    const bot = await createTestBot(db, organizationId, { manifest });
-    const execution = await createTestExecution(db, { botId: bot.id, organizationId });
-    const claim = await claimExecution(deps, execution.id);
-    if (claim.kind !== 'claimed') throw new Error('not claimed');
-    const attempt = { executionId: execution.id, organizationId, botId: bot.id, attempt: claim.run.attempt };
-    await completeExecution(deps, attempt, { status: 'completed', data: { price: '9.99' } }, noProgress());
-    const delivery = await db.webhookDelivery.findFirstOrThrow({ where: { executionId: execution.id } });
-    return { id: delivery.id, botId: bot.id };
-  }
-  const deliverJob = (deliveryId: string, attempt: number) =>
-    queues.get(webhookDeliver.queue).getJob(webhookDeliver.jobIdOf({ deliveryId }, { attempt }));
-
-  it('are enqueued by the completion, and each retry only after its attempt is recorded', async () => {
-    const delivery = await deliveryOfCompletedRun();
-    expect(await deliverJob(delivery.id, 1)).toBeDefined();
-    const attempt = {
-      deliveryId: delivery.id,
-      startedAt: new Date(),
-      durationMs: 5,
-      statusCode: 500,
-      error: 'HTTP 500',
-    };
-    const retry = { status: 'pending' as const, nextAttemptAt: new Date(Date.now() + 60_000) };
-    expect(await recordDeliveryAttempt(deps, { ...attempt, number: 1, outcome: retry })).toBe(true);
-    expect(await deliverJob(delivery.id, 2)).toBeDefined();
-    // The same attempt recorded twice (a duplicate job) writes and enqueues nothing.
-    expect(await recordDeliveryAttempt(deps, { ...attempt, number: 1, outcome: retry })).toBe(false);
-    expect(await recordDeliveryAttempt(deps, { ...attempt, number: 2, outcome: { status: 'failed' } })).toBe(true);
-    expect(await deliverJob(delivery.id, 3)).toBeUndefined();
-  });
-
-  it('are redelivered once finished, never while pending', async () => {
-    const delivery = await deliveryOfCompletedRun();
-    const input = { organizationId, delivery };
-    await expect(redeliverDelivery(deps, input)).rejects.toMatchObject({ code: 'conflict' });
-    await recordDeliveryAttempt(deps, {
-      deliveryId: delivery.id,
-      number: 1,
-      startedAt: new Date(),
-      durationMs: 5,
-      statusCode: 200,
-      error: null,
-      outcome: { status: 'succeeded' },
+    expect(await claimExecution(capped, execution.id)).toEqual({
+      kind: 'at-capacity',
+      next: { kind: 'delay', ms: 1_000 },
     });
-    expect(await redeliverDelivery(deps, input)).toMatchObject({ id: delivery.id, status: 'pending' });
-    expect(await deliverJob(delivery.id, 2)).toBeDefined();
-  });
-
-  it('whose job was lost are enqueued again by the sweeper', async () => {
-    const delivery = await deliveryOfCompletedRun();
-    await queues.get(webhookDeliver.queue).remove(webhookDeliver.jobIdOf({ deliveryId: delivery.id }, { attempt: 1 }));
-    expect(await findDelivery(db, delivery.id)).toMatchObject({ status: 'pending' });
-    expect(await sweepDeliveries(deps, { graceMs: 0, organizationId })).toBeGreaterThanOrEqual(1);
-    expect(await deliverJob(delivery.id, 1)).toBeDefined();
+    expect(await findExecution(db, organizationId, execution.id)).toMatchObject({ status: 'pending' });
   });
 });

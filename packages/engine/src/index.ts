@@ -20,20 +20,41 @@ export {
   completeExecution,
   failAbandonedExecution,
   requeueExecution,
+  type AttemptEnd,
   type AttemptRef,
   type ExecutionClaim,
+  type RequeueStep,
 } from './attempts';
-export { PROFILE_TURN_RECHECK_MS } from './profile-turns';
+// What happens next to a run: decided here, written by the commands above, applied by the queue.
+export {
+  decideAttemptEnd,
+  infrastructureFailureOutcome,
+  type AttemptDecision,
+  type AttemptPolicy,
+  type AttemptResult,
+  type UnclaimedReason,
+} from './run-decisions';
 // The worker's progress writes are not state changes, but the live streams hear of them the same way.
 export { notifyBestEffort, publishRunChanges } from './after-commit';
 export {
-  abandonDelivery,
-  claimDueDeliveries,
-  recordDeliveryAttempt,
+  claimDeliveryAttempts,
+  postponeDeliveryAttempt,
   recordDeliveryAttempts,
   redeliverDelivery,
-  releaseDeliveryClaim,
+  type DeliveryAttemptClaim,
+  type DeliveryDeps,
+  type RecordedDeliveryAttempt,
+  type SentDeliveryAttempt,
 } from './deliveries';
+// What a delivery's attempts are decided from and come to (delivery-policy.ts decides).
+export type {
+  AttemptOutcome,
+  DeliveryAnswer,
+  DeliveryPolicy,
+  WebhookDisable,
+  WebhookDisableReason,
+} from './delivery-policy';
 export type { SweepOptions } from './sweep-options';
 export { sweepExecutions, type ExecutionSweepOptions } from './sweep-executions';
 export { sweepDeliveries, type DeliverySweepOptions } from './sweep-deliveries';
+export * from './schedules'; // and a schedule's commands: apply, disarm, reconcile, fire

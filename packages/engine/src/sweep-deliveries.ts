@@ -1,6 +1,6 @@
+import { CONFIG_DEFAULTS } from '@botfleet/core';
 import { findOverdueDeliveries } from '@botfleet/db';
-import { webhookDeliver } from '@botfleet/queue';
-import type { JobState } from 'bullmq';
+import { removeJob, webhookDeliver } from '@botfleet/queue';
 import type { EngineDeps } from './engine-deps';
 import type { SweepOptions } from './sweep-options';
 
@@ -10,13 +10,7 @@ export interface DeliverySweepOptions extends SweepOptions {
 }
 
 /** States in which the job will still run by itself. */
-const ALIVE: ReadonlySet<JobState | 'unknown'> = new Set([
-  'waiting',
-  'delayed',
-  'active',
-  'prioritized',
-  'waiting-children',
-]);
+const ALIVE: ReadonlySet<string> = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 
 /**
  * The delivery sweep (the delivery role runs it periodically). Redis holds only work in flight;
@@ -30,7 +24,7 @@ export async function sweepDeliveries(deps: EngineDeps, options: DeliverySweepOp
   const queue = deps.queues.get(webhookDeliver.queue);
   const overdue = await findOverdueDeliveries(deps.db, {
     dueBefore: new Date(Date.now() - options.graceMs),
-    limit: options.batchSize ?? 500,
+    limit: options.batchSize ?? CONFIG_DEFAULTS.fixed.sweepBatchSize,
     ...(options.organizationId ? { organizationId: options.organizationId } : {}),
   });
   let requeued = 0;
@@ -41,7 +35,7 @@ export async function sweepDeliveries(deps: EngineDeps, options: DeliverySweepOp
     const state = await queue.getJobState(jobId);
     if (ALIVE.has(state)) continue;
     // A finished job with this id would make the add below a silent no-op.
-    if (state === 'completed' || state === 'failed') await queue.remove(jobId);
+    if (state === 'completed' || state === 'failed') await removeJob(deps.queues, webhookDeliver, jobId);
     await webhookDeliver.enqueue(deps.queues, { deliveryId: delivery.id }, { attempt });
     requeued++;
   }

@@ -1,4 +1,6 @@
-import { failUnfinishedExecution, listStaleUnfinishedExecutions } from '@botfleet/db';
+import { CONFIG_DEFAULTS } from '@botfleet/core';
+import { listStaleUnfinishedExecutions } from '@botfleet/db';
+import { failUnfinishedExecution } from '@botfleet/db/state';
 import { enqueueExecutionRuns, executionRun } from '@botfleet/queue';
 import { notifyBestEffort, publishRunChanges, statusNotice } from './after-commit';
 import { INFRASTRUCTURE_FAILURE } from './caps';
@@ -22,7 +24,12 @@ export async function sweepExecutions(
 ): Promise<{ enqueued: number; failed: number }> {
   const { db, queues, logger } = deps;
   const before = new Date(Date.now() - options.pendingGraceMs);
-  const rows = await listStaleUnfinishedExecutions(db, before, options.batchSize ?? 500, options.organizationId);
+  const rows = await listStaleUnfinishedExecutions(
+    db,
+    before,
+    options.batchSize ?? CONFIG_DEFAULTS.fixed.sweepBatchSize,
+    options.organizationId,
+  );
   const queue = queues.get(executionRun.queue);
   let enqueued = 0;
   let failed = 0;

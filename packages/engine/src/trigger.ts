@@ -1,9 +1,5 @@
 import { AppError, notFound } from '@botfleet/core';
 import {
-  createExecution,
-  createExecutionAsJudged,
-  createExecutionOnce,
-  createExecutions,
   findBotForTrigger,
   findOrganization,
   findScheduledExecution,
@@ -12,6 +8,7 @@ import {
   type BotForTrigger,
   type Execution,
 } from '@botfleet/db';
+import { createExecution, createExecutionAsJudged, createExecutionOnce, createExecutions } from '@botfleet/db/state';
 import { enqueueExecutionRuns } from '@botfleet/queue';
 import { enqueueAfterCommit, statusNotice } from './after-commit';
 import { assertBotActive, assertPendingCapacity, exceedsPendingCap, type PendingCapExceeded } from './caps';

@@ -1,4 +1,4 @@
-import { createLogger } from '@botfleet/core';
+import { createLogger } from '@botfleet/io';
 import { createOps } from './ops';
 import { startOpsServer, type OpsServer } from './ops-server';
 import type { WatchedQueue } from './queue-depth';

@@ -35,11 +35,7 @@ export function bullmqWaitingKeys(queue: Queue): BullmqWaitingKeys {
 }
 
 /**
- * BullMQ's `meta` key of `queue` (a hash it writes when the queue is first used), and a key of
- * botfleet's own in the same slot, for readiness probes (redis-ready.ts) that must run where the
- * queue's scripts run. Ours has a second `:` so it can never be taken for a job's key.
+ * BullMQ's `meta` key of `queue` (a hash it writes when the queue is first used), which readiness
+ * probes (redis-ready.ts) read beside a key of botfleet's own, so they run where the queue's scripts run.
  */
-export function bullmqSlotProbeKeys(prefix: string, queue: string): { probe: string; meta: string } {
-  const keys = new QueueKeys(prefix);
-  return { probe: keys.toKey(queue, 'probe:ready'), meta: keys.toKey(queue, 'meta') };
-}
+export const bullmqMetaKey = (prefix: string, queue: string): string => new QueueKeys(prefix).toKey(queue, 'meta');

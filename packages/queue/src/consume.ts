@@ -2,39 +2,43 @@ import { repeatedLog, type Logger } from '@botfleet/core';
 import { UnrecoverableError, Worker, type Job, type WorkerOptions } from 'bullmq';
 import type { z } from 'zod';
 import type { JobDefinition, PayloadSchema } from './define-job';
+import { applyJobNextStep, consumedJobOf, isJobNextStep, type ConsumedJob, type JobNextStep } from './job-moves';
 
 /**
- * An app's processor: gets the parsed payload, and the BullMQ job for its id and attempts; the
- * lock token lets it move its own job (e.g. back to delayed, to make room for other work).
+ * An app's processor: gets the parsed payload and what it needs to know of its job. A processor
+ * whose job may do something other than complete returns the engine's JobNextStep, which consume
+ * applies (job-moves.ts); any other result is the job's return value.
  */
-export type PayloadProcessor<Payload, Result> = (
-  payload: Payload,
-  job: Job<unknown>,
-  token?: string,
-) => Promise<Result>;
+export type PayloadProcessor<Payload, Result> = (payload: Payload, job: ConsumedJob) => Promise<Result>;
 
 export interface ConsumeOptions extends WorkerOptions {
   /** Where consumer errors and dropped jobs are reported. */
   logger: Logger;
 }
 
+/** What BullMQ keeps as a job's return value: a step is applied, not kept. */
+export type ConsumedResult<Result> = Exclude<Result, JobNextStep> | undefined;
+
 /**
  * The BullMQ processor for a declared job: parses the payload again (the producer did too, but
  * Redis can hold anything) and fails a garbage job at once with UnrecoverableError, since no
- * retry can make it valid.
+ * retry can make it valid; then runs the processor and applies the step it returns.
  */
 export function processorFor<Schema extends PayloadSchema, Result>(
   definition: JobDefinition<string, string, Schema>,
   processor: PayloadProcessor<z.output<Schema>, Result>,
   logger: Logger,
-): (job: Job<unknown>, token?: string) => Promise<Result> {
+): (job: Job<unknown>, token?: string) => Promise<ConsumedResult<Result>> {
   return async (job, token) => {
     const payload = definition.schema.safeParse(job.data);
     if (!payload.success) {
       logger.error({ jobId: job.id, job: definition.name }, 'job with an invalid payload dropped');
       throw new UnrecoverableError(`invalid ${definition.name} payload`);
     }
-    return processor(payload.data, job, token);
+    const result = await processor(payload.data, consumedJobOf(job));
+    if (!isJobNextStep(result)) return result as ConsumedResult<Result>;
+    await applyJobNextStep(job, token, result);
+    return undefined;
   };
 }
 
@@ -43,9 +47,9 @@ export function consume<Schema extends PayloadSchema, Result>(
   definition: JobDefinition<string, string, Schema>,
   options: ConsumeOptions,
   processor: PayloadProcessor<z.output<Schema>, Result>,
-): Worker<unknown, Result> {
+): Worker<unknown, ConsumedResult<Result>> {
   const { logger, ...workerOptions } = options;
-  const worker = new Worker<unknown, Result>(
+  const worker = new Worker<unknown, ConsumedResult<Result>>(
     definition.queue,
     processorFor(definition, processor, logger),
     workerOptions,

@@ -1,7 +1,8 @@
-import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
+import { redisSettingsFromUrl } from '@botfleet/core';
+import { createLogger } from '@botfleet/io';
 import { redisConnected, testRedisUrl, uniqueQueuePrefix, waitUntil } from '@botfleet/testkit';
-import type { Job } from 'bullmq';
 import { consume } from './consume';
+import type { ConsumedJob } from './job-moves';
 import { executionRun, webhookDeliver } from './jobs';
 import { createQueues, type Queues } from './queues';
 import { closeRedis, createRedisConnection, type RedisConnection } from './redis-connection';
@@ -69,7 +70,7 @@ describe('consume', () => {
     const worker = consume(
       executionRun,
       { connection, prefix: queues.prefix, concurrency: 1, logger },
-      async (payload, job: Job<unknown>) => {
+      async (payload, job: ConsumedJob) => {
         seen.push({ payload, jobId: job.id });
       },
     );

@@ -1,13 +1,13 @@
 import { ExecutionStatusSchema } from '@botfleet/core';
 import { z } from 'zod';
 import type { RedisConnection } from './redis-connection';
+import { executionEventsChannel } from './redis-keys';
 
-/**
- * Redis pub/sub channel of execution notices: whoever changes a run (the engine's status
- * transitions, the worker's progress writes) publishes here after the commit, and each API
- * process's one subscriber fans them out to its live event streams (docs/live-runs.md).
+/*
+ * Execution notices, published on executionEventsChannel (redis-keys.ts): whoever changes a run
+ * (the engine's status transitions, the worker's progress writes) publishes after the commit, and
+ * each API process's one subscriber fans them out to its live event streams (docs/live-runs.md).
  */
-export const executionEventsChannel = (prefix: string): string => `${prefix}:execution-events`;
 
 /** What a notice says changed: the row's status (or attempt), its step outputs, its log lines. */
 export const ExecutionChangeSchema = z.enum(['status', 'steps', 'logs']);

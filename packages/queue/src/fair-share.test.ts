@@ -1,6 +1,7 @@
 import { redisSettingsFromUrl } from '@botfleet/core';
 import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
-import { executionEventsChannel, parseExecutionNotice, type ExecutionNotice } from './execution-events';
+import { parseExecutionNotice, type ExecutionNotice } from './execution-events';
+import { executionEventsChannel } from './redis-keys';
 import { advanceStartClock, assignStartTags, enqueueExecutionRuns } from './fair-share';
 import { executionRun } from './jobs';
 import { createQueues, type Queues } from './queues';

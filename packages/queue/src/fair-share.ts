@@ -1,10 +1,11 @@
 import { withTimeout } from '@botfleet/core';
 import { PRIORITY_LIMIT } from 'bullmq';
 import { bullmqWaitingKeys } from './bullmq-keys';
-import { executionEventsChannel, noticeMessages, type ExecutionNotice } from './execution-events';
+import { noticeMessages, type ExecutionNotice } from './execution-events';
 import { executionRun } from './jobs/execution-run';
 import { luaScript } from './lua-script';
 import type { Queues } from './queues';
+import { executionEventsChannel, fairShareKeys } from './redis-keys';
 
 /*
  * Fair sharing of the execution queue between organizations (start-time fair queuing on BullMQ
@@ -50,10 +51,12 @@ local tag = tonumber(ARGV[1])
 if tag > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], tag) end
 return 0`);
 
-/** Our two keys beside the queue, and BullMQ's own that hold waiting runs (bullmq-keys.ts). */
+/** Our two keys beside the queue (redis-keys.ts), and BullMQ's own that hold waiting runs (bullmq-keys.ts). */
 function fairKeys(queues: Queues) {
-  const base = `${queues.prefix}:${executionRun.queue}:fair`;
-  return { clock: `${base}:clock`, last: `${base}:last`, ...bullmqWaitingKeys(queues.get(executionRun.queue)) };
+  return {
+    ...fairShareKeys(queues.prefix, executionRun.queue),
+    ...bullmqWaitingKeys(queues.get(executionRun.queue)),
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   type RedisClusterTopology,
 } from '@botfleet/testkit';
 import type { Worker } from 'bullmq';
-import { cancelChannel } from './cancel-channel';
+import { cancelChannel } from './redis-keys';
 import { consume, consumerReady } from './consume';
 import { advanceStartClock, enqueueExecutionRuns } from './fair-share';
 import { executionRun } from './jobs';
@@ -74,7 +74,7 @@ it('enqueues and consumes a batch exactly once with the hash-tagged prefix, fair
     { connection: consumerConnection, prefix, concurrency: 4, logger },
     async (payload, job) => {
       seen.push(payload.executionId);
-      await advanceStartClock(queues, job.opts.priority);
+      await advanceStartClock(queues, job.priority);
     },
   );
   workers.push(worker);

@@ -1,6 +1,7 @@
-import { bullmqSlotProbeKeys } from './bullmq-keys';
+import { bullmqMetaKey } from './bullmq-keys';
 import { luaScript } from './lua-script';
 import type { RedisConnection } from './redis-connection';
+import { queueSlotProbeKey } from './redis-keys';
 
 /**
  * A write to a key of ours and a read of one of BullMQ's, beside the queue, in one script: what
@@ -19,6 +20,5 @@ return redis.call('EXISTS', KEYS[2])`);
 export async function queueSlotReady(connection: RedisConnection, prefix: string, queue: string): Promise<void> {
   // Not connected fails at once: a worker connection would queue the script until Redis returns.
   if (connection.status !== 'ready') throw new Error(`redis connection is ${connection.status}`);
-  const { probe, meta } = bullmqSlotProbeKeys(prefix, queue);
-  await SLOT_PROBE.run(connection, [probe, meta], [Date.now()]);
+  await SLOT_PROBE.run(connection, [queueSlotProbeKey(prefix, queue), bullmqMetaKey(prefix, queue)], [Date.now()]);
 }

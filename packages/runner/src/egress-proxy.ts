@@ -1,4 +1,5 @@
-import { createGuardedLookup, isPublicAddress, type GuardedLookupOptions } from '@botfleet/core';
+import { isPublicAddress } from '@botfleet/core';
+import { createGuardedLookup, type GuardedLookupOptions } from '@botfleet/io';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';

@@ -4,7 +4,7 @@ import type { ConnectionPool } from './connection-pool';
 import { HttpPostError, JwtLoginError } from './errors';
 import { httpPost, type HttpPostResponse } from './http-post';
 import type { JwtTokenCache } from './jwt-token-cache';
-import { parseRetryAfterMs } from './retry-policy';
+import { parseRetryAfterMs } from './retry-after';
 import { signPayload } from './sign';
 
 export interface DeliveryRequest {

@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { createGuardedLookup as createCoreGuardedLookup, isPublicAddress } from '@botfleet/core';
+import { isPublicAddress } from '@botfleet/core';
+import { createGuardedLookup as createSharedGuardedLookup } from '@botfleet/io';
 import { DestinationRefusedError } from './errors';
 
 export { isPublicAddress };
@@ -21,5 +22,5 @@ export function assertLiteralHostAllowed(host: string, policy: DestinationPolicy
 /** The guarded lookup (connect-time check) whose refusals are DestinationRefusedErrors. */
 export function createGuardedLookup(): net.LookupFunction {
   // The resolved address is dropped here, on purpose (see DestinationRefusedError).
-  return createCoreGuardedLookup({ refuse: (hostname) => new DestinationRefusedError(hostname) });
+  return createSharedGuardedLookup({ refuse: (hostname) => new DestinationRefusedError(hostname) });
 }

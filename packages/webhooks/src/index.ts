@@ -20,6 +20,6 @@ export {
   type DeliveryResult,
   type DeliveryLogger,
 } from './deliver';
-export { nextRetryDelayMs, retryDelayMs, parseRetryAfterMs } from './retry-policy';
+export { parseRetryAfterMs } from './retry-after';
 export { HttpPostError, DestinationRefusedError, JwtLoginError, type HttpPostErrorKind } from './errors';
 export { createConnectionPool, type ConnectionPool, type ConnectionPoolOptions } from './connection-pool';

@@ -3,7 +3,7 @@ import express, { type Express } from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../openapi/build-document';
-import { BotParams, ExecutionParams } from '../routes/path-params';
+import { BotParams, ExecutionParams } from '../contracts/path-params';
 import { botOfCaller } from '../routes/resource-loaders';
 import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 import { createAuthenticator } from './authenticate';

@@ -1,4 +1,4 @@
-import { createLogger } from '@botfleet/core';
+import { createLogger } from '@botfleet/io';
 import { startOpsServer } from '@botfleet/ops';
 import request from 'supertest';
 import { createApiHarness, useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';

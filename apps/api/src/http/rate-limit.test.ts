@@ -1,4 +1,5 @@
-import { AppError, createLogger, redisSettingsFromUrl } from '@botfleet/core';
+import { AppError, redisSettingsFromUrl } from '@botfleet/core';
+import { createLogger } from '@botfleet/io';
 import { createRedisConnection } from '@botfleet/queue';
 import { deletePrefixedKeys, testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';
 import { createRateLimiter, leaseSize, type RateLimitedCaller } from './rate-limit';

@@ -1,11 +1,15 @@
 import { AppError, effectiveLimit, type Logger, type OrganizationLimitOverrides } from '@botfleet/core';
-import { luaScript, type RedisConnection } from '@botfleet/queue';
+import {
+  luaScript,
+  rateLimitBuckets,
+  rateLimitCounterKey,
+  type RateLimitBucket,
+  type RedisConnection,
+} from '@botfleet/queue';
 
 const WINDOW_MS = 60_000;
 
 const windowOf = (now: number) => Math.floor(now / WINDOW_MS);
-const counterKey = (prefix: string, bucket: string, window: number) => `${prefix}:rate:${bucket}:${window}`;
-const organizationBucket = (organizationId: string) => `org:${organizationId}`;
 
 /** INCRBY and the key's expiry in one atomic step: a crash between the two cannot leak a key. */
 const LEASE_SCRIPT = luaScript(`local n = redis.call('INCRBY', KEYS[1], ARGV[1])
@@ -65,7 +69,7 @@ export function createRateLimiter(options: {
   logger: Logger;
 }) {
   const { redis, prefix, perMinute, logger } = options;
-  const windows = new Map<string, BucketWindow>();
+  const windows = new Map<RateLimitBucket, BucketWindow>();
   let currentWindow = 0;
 
   const limited = (scope: RateLimitScope, limit: number, window: number) =>
@@ -75,8 +79,8 @@ export function createRateLimiter(options: {
       retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - Date.now()) / 1000)),
     });
 
-  async function takeLease(bucket: string, limit: number, state: BucketWindow): Promise<void> {
-    const counter = counterKey(prefix, bucket, state.window);
+  async function takeLease(bucket: RateLimitBucket, limit: number, state: BucketWindow): Promise<void> {
+    const counter = rateLimitCounterKey(prefix, bucket, state.window);
     const lease = leaseSize(limit);
     try {
       const total = Number(await LEASE_SCRIPT.run(redis, [counter], [lease, 2 * WINDOW_MS]));
@@ -91,7 +95,7 @@ export function createRateLimiter(options: {
   }
 
   /** Spends one token of the bucket's budget for this window; false when it is spent. */
-  async function take(bucket: string, limit: number, window: number): Promise<boolean> {
+  async function take(bucket: RateLimitBucket, limit: number, window: number): Promise<boolean> {
     let state = windows.get(bucket);
     if (!state) {
       state = { window, remaining: 0, full: false };
@@ -118,13 +122,13 @@ export function createRateLimiter(options: {
       windows.clear();
       currentWindow = window;
     }
-    if (perMinute > 0 && !(await take(`key:${caller.keyId}`, perMinute, window))) {
+    if (perMinute > 0 && !(await take(rateLimitBuckets.apiKey(caller.keyId), perMinute, window))) {
       throw limited('api_key', perMinute, window);
     }
     const organizationLimit = effectiveLimit(caller.limits.rateLimitPerMinute, perMinute > 0 ? perMinute : null);
     if (
       organizationLimit !== null &&
-      !(await take(organizationBucket(caller.organizationId), organizationLimit, window))
+      !(await take(rateLimitBuckets.organization(caller.organizationId), organizationLimit, window))
     ) {
       throw limited('organization', organizationLimit, window);
     }
@@ -143,6 +147,8 @@ export async function organizationRequestsThisMinute(
   prefix: string,
   organizationId: string,
 ): Promise<number> {
-  const counted = await redis.get(counterKey(prefix, organizationBucket(organizationId), windowOf(Date.now())));
+  const counted = await redis.get(
+    rateLimitCounterKey(prefix, rateLimitBuckets.organization(organizationId), windowOf(Date.now())),
+  );
   return counted === null ? 0 : Number(counted);
 }

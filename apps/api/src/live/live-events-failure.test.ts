@@ -1,5 +1,5 @@
-import { createLogger } from '@botfleet/core';
 import type { Db } from '@botfleet/db';
+import { createLogger } from '@botfleet/io';
 import { waitUntil } from '@botfleet/testkit';
 import { createLiveEvents } from './live-events';
 import { START } from './run-cursor';

@@ -180,7 +180,8 @@ describe('GET /executions/:executionId/events', () => {
     const stream = await open(`/executions/${run.executionId}/events`);
     await progress(run, [0, 1], ['try 1']);
     await stream.waitFor(4);
-    expect(await requeueExecution(engine, run)).toBe(true);
+    const retryNow = { kind: 'retryAttempt', ms: 0 } as const;
+    expect(await requeueExecution(engine, run, retryNow)).toEqual(retryNow);
     await stream.waitFor(5);
     const claim = await claimExecution(engine, run.executionId);
     if (claim.kind !== 'claimed') throw new Error(claim.kind);

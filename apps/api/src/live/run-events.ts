@@ -1,6 +1,6 @@
 import type { RunProgress } from '@botfleet/db';
-import type { ExecutionView } from '../routes/executions.contract';
-import type { LogEntry, StepOutputView } from '../routes/execution-results.contract';
+import type { ExecutionView } from '../contracts/executions.contract';
+import type { LogEntry, StepOutputView } from '../contracts/execution-results.contract';
 import { CLOSED, encodeRunCursor, isEnded, phaseOf, type RunCursor } from './run-cursor';
 
 /** One event of a stream: its name, its id (a cursor) and its JSON data. */

@@ -1,11 +1,13 @@
-import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { createTestBot, createTestExecution } from '@botfleet/db/testing';
+import { createLogger } from '@botfleet/io';
+import { streamSlotKeys } from '@botfleet/queue';
 import { testRedisUrl, waitUntil } from '@botfleet/testkit';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { startApi } from '../start-api';
 import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 import { parseOpenFileLimit, processStreamCap } from './process-stream-cap';
-import { createStreamSlots, streamSlotKeys, type StreamHolder } from './stream-slots';
+import { createStreamSlots, type StreamHolder } from './stream-slots';
 
 /* The caps on streams open at once (docs/live-runs.md, docs/security.md): per organization and per key
    across API processes (429), per process (503), while every other route and organization keeps answering. */

@@ -1,5 +1,5 @@
 import { AppError, type Logger } from '@botfleet/core';
-import { luaScript, type RedisConnection } from '@botfleet/queue';
+import { luaScript, streamSlotKeys, type RedisConnection } from '@botfleet/queue';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -55,18 +55,6 @@ export interface StreamSlots {
 }
 
 /**
- * The two sorted sets a slot is counted in: stream ids scored by when their lease ends. Both keys
- * start with the queue prefix, which is a hash tag ({botfleet}) in Redis Cluster
- * (resolveQueuePrefix), so one script may touch both.
- */
-export function streamSlotKeys(prefix: string, holder: StreamHolder): { organization: string; key: string } {
-  return {
-    organization: `${prefix}:stream-slots:org:${holder.organizationId}`,
-    key: `${prefix}:stream-slots:key:${holder.keyId}`,
-  };
-}
-
-/**
  * Redis's own clock, in ms: every API process, on whatever machine, scores leases by one clock.
  * Redis 5+ replicates a script's effects, so a script may read TIME before it writes.
  */
@@ -74,7 +62,8 @@ const REDIS_NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /**
- * KEYS: the organization's set, the key's set. ARGV: slot id, organization cap, key cap, lease ms.
+ * KEYS: the organization's set, the key's set (streamSlotKeys, @botfleet/queue: one slot on a Cluster).
+ * ARGV: slot id, organization cap, key cap, lease ms.
  * Drops expired slots (those of dead processes), then counts and adds in one atomic step, so two
  * processes can never both take the last slot. 0: taken; 1: the organization is full; 2: the key is.
  */

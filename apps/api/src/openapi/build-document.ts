@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { HTTP_STATUS_OF } from '../http/error-status';
 import type { Route } from '../http/route';
-import { ErrorEnvelopeSchema } from '../routes/common.contract';
+import { ErrorEnvelopeSchema } from '../contracts/common.contract';
 
 type JsonSchema = Record<string, unknown>;
 type AnyDefinition = Route['definition'];
@@ -12,7 +12,7 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
 /**
  * Collects the shared schemas of one document. Schemas with an id in zod's registry (those the
- * contract files, routes/<resource>.contract.ts, and core name with `.meta({ id })`) land once in
+ * contract files, contracts/<resource>.contract.ts, and core name with `.meta({ id })`) land once in
  * components.schemas and every use is a $ref, so generated SDKs get one `Bot` type instead of a
  * new anonymous type per operation. A schema can render differently as a request than
  * as a response (defaults make fields optional in a request): responses are collected first and

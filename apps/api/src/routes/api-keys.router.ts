@@ -5,9 +5,9 @@ import { limitDefaultsOf } from '../services/organization-limits';
 import { defineRoute, type Route } from '../http/route';
 import { toApiKeyView, toCreatedApiKeyView } from '../views/api-key.view';
 import { toListView } from '../views/collection.view';
-import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from './api-keys.contract';
-import { listOf } from './common.contract';
-import { ApiKeyParams } from './path-params';
+import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from '../contracts/api-keys.contract';
+import { listOf } from '../contracts/common.contract';
+import { ApiKeyParams } from '../contracts/path-params';
 
 export function apiKeyRoutes({ db, settings }: ApiDeps, onKeyRevoked: (keyId: string) => void): Route[] {
   const defaultMaxKeys = limitDefaultsOf(settings).maxApiKeys ?? Number.MAX_SAFE_INTEGER;

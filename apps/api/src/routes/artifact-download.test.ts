@@ -1,5 +1,6 @@
 import { createArtifactUrlSigner } from '@botfleet/core';
-import { createArtifactStore, newArtifactId, type ArtifactStore } from '@botfleet/db';
+import { createArtifactStore, type ArtifactStore } from '@botfleet/artifacts';
+import { newArtifactId } from '@botfleet/db';
 import { artifactInRow, createTestExecution, seedProgress } from '@botfleet/db/testing';
 import { startS3TestServer, type S3TestServer } from '@botfleet/testkit';
 import { randomBytes } from 'node:crypto';

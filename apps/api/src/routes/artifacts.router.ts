@@ -1,10 +1,11 @@
 import { AppError, ARTIFACT_CONTENT_TYPES, createArtifactUrlSigner, notFound } from '@botfleet/core';
-import { ArtifactContentMissing, createPostgresArtifactStore, findArtifact, openArtifactContent } from '@botfleet/db';
+import { ArtifactContentMissing, createPostgresArtifactStore, openArtifactContent } from '@botfleet/artifacts';
+import { findArtifact } from '@botfleet/db';
 import { pipeline } from 'node:stream/promises';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
-import { ArtifactSignatureQuerySchema } from './artifacts.contract';
-import { ArtifactParams } from './path-params';
+import { ArtifactSignatureQuerySchema } from '../contracts/artifacts.contract';
+import { ArtifactParams } from '../contracts/path-params';
 
 /** Every content type an artifact is served with, each once. */
 const ARTIFACT_MEDIA_TYPES = [...new Set(Object.values(ARTIFACT_CONTENT_TYPES))] as [string, ...string[]];

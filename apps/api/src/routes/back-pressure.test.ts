@@ -1,4 +1,5 @@
-import { cancelExecution, listExecutions } from '@botfleet/db';
+import { listExecutions } from '@botfleet/db';
+import { cancelExecution } from '@botfleet/db/state';
 import request from 'supertest';
 import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 

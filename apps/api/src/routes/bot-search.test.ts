@@ -3,7 +3,7 @@ import request from 'supertest';
 import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
 // GET /bots: q, tag, status, sort, keyset pagination per sort, and each bot's last run and
-// schedule (contract-3 section 8). Every test makes the organization it lists.
+// schedule (docs/bot-search.md). Every test makes the organization it lists.
 
 let h: ApiHarness;
 useApiHarness((harness) => {

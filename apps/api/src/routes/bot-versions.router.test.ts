@@ -6,7 +6,7 @@ import request from 'supertest';
 import { useApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
 /*
- * Bot versions (contract-3 section 8): every change of steps, scripts or manifest is a version;
+ * Bot versions (docs/bot-versions.md): every change of steps, scripts or manifest is a version;
  * runs record the version they were triggered with; a version shows masked and restores exactly.
  */
 

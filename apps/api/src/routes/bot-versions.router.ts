@@ -11,9 +11,9 @@ import {
   BotVersionSchema,
   BotVersionSummarySchema,
   BotVersionsQuerySchema,
-} from './bot-versions.contract';
-import { BOT_LOGIN_FORBIDDEN, pageOf } from './common.contract';
-import { BotParams } from './path-params';
+} from '../contracts/bot-versions.contract';
+import { BOT_LOGIN_FORBIDDEN, pageOf } from '../contracts/common.contract';
+import { BotParams } from '../contracts/path-params';
 import { botOfCaller, botToChange } from './resource-loaders';
 
 /** One version as GET shows it, against the bot's current version; 404 when the bot has no such version. */

@@ -1,13 +1,6 @@
+import { createPostgresArtifactStore, deleteArtifactContent } from '@botfleet/artifacts';
 import { MAX_RECORDING_BYTES, notFound, UpdateBotSchema } from '@botfleet/core';
-import {
-  createBot,
-  createPostgresArtifactStore,
-  deleteBot,
-  findBotListing,
-  listBots,
-  newBotListing,
-  updateBot,
-} from '@botfleet/db';
+import { createBot, deleteBot, findBotListing, listBots, newBotListing, updateBot } from '@botfleet/db';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { requireAdminToChangeBot } from '../services/bot-login-guard';
@@ -20,9 +13,9 @@ import {
   BotSummarySchema,
   CreateBotRequestSchema,
   CreatedBotSchema,
-} from './bots.contract';
-import { BOT_LOGIN_FORBIDDEN, pageOf } from './common.contract';
-import { BotParams } from './path-params';
+} from '../contracts/bots.contract';
+import { BOT_LOGIN_FORBIDDEN, pageOf } from '../contracts/common.contract';
+import { BotParams } from '../contracts/path-params';
 import { botListingOfCaller, botOfCaller } from './resource-loaders';
 
 export function botRoutes({ db, logger, artifactStore = createPostgresArtifactStore() }: ApiDeps): Route[] {
@@ -138,16 +131,13 @@ export function botRoutes({ db, logger, artifactStore = createPostgresArtifactSt
       async ({ auth, params }) => {
         const deleted = await deleteBot(db, auth.organizationId, params.botId);
         if (!deleted) throw notFound('Bot');
-        // The rows are gone whatever happens here: an object left behind costs storage, not a
-        // wrong answer, so a failure is logged rather than answered.
-        await artifactStore
-          .remove(deleted.storageKeys)
-          .catch((error: unknown) =>
-            logger.error(
-              { err: error instanceof Error ? error.message : String(error), botId: params.botId },
-              "the deleted bot's artifacts could not be removed from the artifact store",
-            ),
-          );
+        // The rows are gone whatever happens here: a failure is logged rather than answered.
+        await deleteArtifactContent(artifactStore, deleted.storageKeys, {
+          logger,
+          level: 'error',
+          message: "the deleted bot's artifacts could not be removed from the artifact store",
+          fields: { botId: params.botId },
+        });
         return { status: 204 };
       },
     ),

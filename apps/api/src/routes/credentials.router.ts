@@ -12,9 +12,9 @@ import { defineRoute, type Route } from '../http/route';
 import { duplicateCredentialName, sealCredentialPatch, sealNewCredential, totpViewOf } from '../services/credentials';
 import { toPageView } from '../views/collection.view';
 import { toCredentialView } from '../views/credential.view';
-import { pageOf, PaginationQuerySchema } from './common.contract';
-import { CreateCredentialSchema, CredentialSchema, UpdateCredentialSchema } from './credentials.contract';
-import { CredentialParams } from './path-params';
+import { pageOf, PaginationQuerySchema } from '../contracts/common.contract';
+import { CreateCredentialSchema, CredentialSchema, UpdateCredentialSchema } from '../contracts/credentials.contract';
+import { CredentialParams } from '../contracts/path-params';
 import { credentialOfCaller } from './resource-loaders';
 
 export function credentialRoutes({ db, secretBox, settings }: ApiDeps): Route[] {

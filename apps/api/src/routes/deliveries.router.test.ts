@@ -1,7 +1,8 @@
-import { deleteBotsOfOrganization, recordDeliveryAttempt } from '@botfleet/db';
+import { deleteBotsOfOrganization } from '@botfleet/db';
+import { recordDeliveryAttempt } from '@botfleet/db/state';
 import { createDeliveryForCompletedExecution, createTestExecution, findDelivery } from '@botfleet/db/testing';
 import request from 'supertest';
-import { DeliverySchema } from './deliveries.contract';
+import { DeliverySchema } from '../contracts/deliveries.contract';
 import { createApiHarness, type ApiHarness, type TestOrg } from '../testing/api-harness';
 
 let h: ApiHarness;

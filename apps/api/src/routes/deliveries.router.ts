@@ -6,9 +6,9 @@ import { defineRoute, type Route } from '../http/route';
 import { sendWebhookTest } from '../services/webhook-test';
 import { toListView, toPageView } from '../views/collection.view';
 import { toDeliveryView } from '../views/delivery.view';
-import { listOf, pageOf } from './common.contract';
-import { DeliveryListQuerySchema, DeliverySchema, WebhookTestResultSchema } from './deliveries.contract';
-import { BotParams, DeliveryParams, ExecutionParams } from './path-params';
+import { listOf, pageOf } from '../contracts/common.contract';
+import { DeliveryListQuerySchema, DeliverySchema, WebhookTestResultSchema } from '../contracts/deliveries.contract';
+import { BotParams, DeliveryParams, ExecutionParams } from '../contracts/path-params';
 import { botOfCaller, deliveryOfCaller, executionOfCaller } from './resource-loaders';
 
 export function deliveryRoutes(deps: ApiDeps): Route[] {

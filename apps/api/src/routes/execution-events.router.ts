@@ -10,8 +10,8 @@ import {
   RunEventsHeadersSchema,
   RunEventsQuerySchema,
   RunStreamEventSchema,
-} from './execution-events.contract';
-import { ExecutionParams } from './path-params';
+} from '../contracts/execution-events.contract';
+import { ExecutionParams } from '../contracts/path-params';
 import { executionOfCaller } from './resource-loaders';
 
 const STREAM_HEADERS = {
@@ -20,7 +20,7 @@ const STREAM_HEADERS = {
 };
 
 /**
- * The live event streams (contract-3 section 8, docs/live-runs.md). Declared before the
+ * The live event streams (docs/live-runs.md). Declared before the
  * executions' own routes: `/executions/events` must not be taken for an execution's id.
  */
 export function executionEventRoutes({ liveEvents, streamSlots }: ApiDeps): Route[] {

@@ -16,15 +16,15 @@ import { toExtractView } from '../views/extract.view';
 import { toFailureView } from '../views/failure.view';
 import { toLogEntryView } from '../views/log-entry.view';
 import { toStepOutputView } from '../views/step-output.view';
-import { listOf } from './common.contract';
+import { listOf } from '../contracts/common.contract';
 import {
   ArtifactViewSchema,
   ExtractSchema,
   FailureSchema,
   LogEntrySchema,
   StepOutputSchema,
-} from './execution-results.contract';
-import { BotParams, ExecutionParams, StepOutputParams } from './path-params';
+} from '../contracts/execution-results.contract';
+import { BotParams, ExecutionParams, StepOutputParams } from '../contracts/path-params';
 import { botOfCaller, executionOfCaller, executionWithDataOfCaller } from './resource-loaders';
 import {
   BotResultsQuerySchema,
@@ -32,7 +32,7 @@ import {
   ExtractQuerySchema,
   ResultRecordsSchema,
   type BotResultsQuery,
-} from './results-export.contract';
+} from '../contracts/results-export.contract';
 
 export function executionResultRoutes(deps: ApiDeps): Route[] {
   const { db } = deps;

@@ -1,6 +1,8 @@
-import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
-import { claimExecution, listExecutions } from '@botfleet/db';
+import { redisSettingsFromUrl } from '@botfleet/core';
+import { listExecutions } from '@botfleet/db';
+import { claimExecution } from '@botfleet/db/state';
 import { createTestExecution } from '@botfleet/db/testing';
+import { createLogger } from '@botfleet/io';
 import { closeRedis, consume, createRedisConnection, executionRun, stopWorker } from '@botfleet/queue';
 import { testRedisUrl, waitUntil } from '@botfleet/testkit';
 import request from 'supertest';

@@ -21,7 +21,7 @@ import { toPageView } from '../views/collection.view';
 import { toExecutionView, toTriggerReceiptView } from '../views/execution.view';
 import { toLatestExtractView } from '../views/extract.view';
 import { toQueueOverviewView } from '../views/queue-overview.view';
-import { pageOf } from './common.contract';
+import { pageOf } from '../contracts/common.contract';
 import {
   BatchBodySchema,
   BatchReceiptSchema,
@@ -37,8 +37,8 @@ import {
   TriggerHeadersSchema,
   TriggerReceiptSchema,
   type ExecutionListQuery,
-} from './executions.contract';
-import { BotParams, ExecutionParams } from './path-params';
+} from '../contracts/executions.contract';
+import { BotParams, ExecutionParams } from '../contracts/path-params';
 import { botOfCaller, botToTrigger, executionOfCaller } from './resource-loaders';
 
 export function executionRoutes(deps: ApiDeps): Route[] {

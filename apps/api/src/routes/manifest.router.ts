@@ -4,9 +4,9 @@ import { defineRoute, type Route } from '../http/route';
 import { loginsNamed, requireAdminToAttach } from '../services/bot-login-guard';
 import { applyManifestUpdate, checkSessionProfile } from '../services/manifest.service';
 import { toManifestView } from '../views/manifest.view';
-import { BOT_LOGIN_FORBIDDEN } from './common.contract';
-import { ManifestSchema, ManifestUpdateSchema } from './manifest.contract';
-import { BotParams } from './path-params';
+import { BOT_LOGIN_FORBIDDEN } from '../contracts/common.contract';
+import { ManifestSchema, ManifestUpdateSchema } from '../contracts/manifest.contract';
+import { BotParams } from '../contracts/path-params';
 import { botOfCaller, botToChange } from './resource-loaders';
 
 export function manifestRoutes({ db, secretBox }: ApiDeps): Route[] {

@@ -4,7 +4,7 @@ import type { ApiDeps } from '../deps';
 import { organizationRequestsThisMinute } from '../http/rate-limit';
 import { defineRoute, type Route } from '../http/route';
 import { limitDefaultsOf } from '../services/organization-limits';
-import { OrganizationSchema } from './organization.contract';
+import { OrganizationSchema } from '../contracts/organization.contract';
 
 export function organizationRoutes(deps: ApiDeps): Route[] {
   const { db } = deps;

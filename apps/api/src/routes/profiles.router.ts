@@ -14,9 +14,14 @@ import { defineRoute, type Route } from '../http/route';
 import { exportProfileState, saveProfileState } from '../services/profile-state';
 import { toListView, toPageView } from '../views/collection.view';
 import { toProfileVersionView, toProfileView } from '../views/profile.view';
-import { listOf, pageOf, PaginationQuerySchema } from './common.contract';
-import { ProfileParams } from './path-params';
-import { CreateProfileSchema, ProfileSchema, ProfileVersionSchema, UpdateProfileSchema } from './profiles.contract';
+import { listOf, pageOf, PaginationQuerySchema } from '../contracts/common.contract';
+import { ProfileParams } from '../contracts/path-params';
+import {
+  CreateProfileSchema,
+  ProfileSchema,
+  ProfileVersionSchema,
+  UpdateProfileSchema,
+} from '../contracts/profiles.contract';
 import { profileOfCaller } from './resource-loaders';
 
 /**

@@ -1,6 +1,6 @@
-import { createLogger } from '@botfleet/core';
 import { createPrismaClient } from '@botfleet/db';
 import { createTestExecution, testDatabaseUrl } from '@botfleet/db/testing';
+import { createLogger } from '@botfleet/io';
 import { startPgBouncer, waitUntil } from '@botfleet/testkit';
 import { randomBytes } from 'node:crypto';
 import { createServer, get, type IncomingMessage, type Server } from 'node:http';

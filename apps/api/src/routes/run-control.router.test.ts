@@ -1,4 +1,5 @@
-import { claimExecution, listExecutions } from '@botfleet/db';
+import { listExecutions } from '@botfleet/db';
+import { claimExecution } from '@botfleet/db/state';
 import { createTestExecution } from '@botfleet/db/testing';
 import { executionRun } from '@botfleet/queue';
 import request from 'supertest';

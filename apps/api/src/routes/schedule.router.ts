@@ -1,10 +1,10 @@
 import { findSchedule } from '@botfleet/db';
-import { applySchedule } from '../services/apply-schedule';
+import { applySchedule } from '@botfleet/engine';
 import type { ApiDeps } from '../deps';
 import { defineRoute, type Route } from '../http/route';
 import { toScheduleView } from '../views/schedule.view';
-import { BotParams } from './path-params';
-import { createPutScheduleSchema, ScheduleSchema } from './schedule.contract';
+import { BotParams } from '../contracts/path-params';
+import { createPutScheduleSchema, ScheduleSchema } from '../contracts/schedule.contract';
 import { botOfCaller, botToSchedule } from './resource-loaders';
 
 const SCHEDULE_DESCRIPTION =

@@ -5,10 +5,10 @@ import { defineRoute, type Route } from '../http/route';
 import { validationError } from '../http/validation-issues';
 import { toListView } from '../views/collection.view';
 import { toScriptView } from '../views/script.view';
-import { BOT_LOGIN_FORBIDDEN, listOf } from './common.contract';
-import { BotParams, ScriptParams } from './path-params';
+import { BOT_LOGIN_FORBIDDEN, listOf } from '../contracts/common.contract';
+import { BotParams, ScriptParams } from '../contracts/path-params';
 import { botOfCaller, botToChange, scriptOfCaller } from './resource-loaders';
-import { CreateScriptSchema, ScriptSchema, UpdateScriptSchema } from './scripts.contract';
+import { CreateScriptSchema, ScriptSchema, UpdateScriptSchema } from '../contracts/scripts.contract';
 
 /** The module form the sandbox runs; anything else would only fail later, at run time. */
 function checkModuleForm(source: string | undefined): void {

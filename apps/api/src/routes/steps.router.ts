@@ -11,8 +11,8 @@ import {
   credentialReferencesOfBindings,
 } from '../services/credential-references';
 import { toListView } from '../views/collection.view';
-import { BOT_LOGIN_FORBIDDEN } from './common.contract';
-import { BotParams } from './path-params';
+import { BOT_LOGIN_FORBIDDEN } from '../contracts/common.contract';
+import { BotParams } from '../contracts/path-params';
 import { botOfCaller, botToChange } from './resource-loaders';
 import {
   ImportResponseSchema,
@@ -20,7 +20,7 @@ import {
   StepsFormatQuerySchema,
   StepsOrRecordingSchema,
   StepsResponseSchema,
-} from './steps.contract';
+} from '../contracts/steps.contract';
 
 export function stepRoutes({ db }: ApiDeps): Route[] {
   return [

@@ -9,7 +9,7 @@ import {
 import { createBotWithSteps, type Bot, type Db } from '@botfleet/db';
 import { generateScript } from '@botfleet/runner';
 import type { AuthContext } from '../http/route';
-import type { CreateBotRequest } from '../routes/bots.contract';
+import type { CreateBotRequest } from '../contracts/bots.contract';
 import { loginsNamed, requireAdminToAttach } from './bot-login-guard';
 import {
   checkCredentialReferences,

@@ -13,7 +13,7 @@ import type {
   CreateCredentialRequest,
   CredentialTotpView,
   UpdateCredentialRequest,
-} from '../routes/credentials.contract';
+} from '../contracts/credentials.contract';
 
 /*
  * The credential's secrets between the request and the row: a password is sealed as it is, a

@@ -1,5 +1,6 @@
 import { AppError, cellText, flattenInto, flattenRecord, isPlainObject, selectDataPath } from '@botfleet/core';
 import type { CompletedExtract } from '@botfleet/db';
+import { ITEMS_AT_ROOT, type CsvFormulaHandling } from '../contracts/results-export.contract';
 
 /*
  * What one completed run becomes in a results export (docs/results-export.md): its records, each
@@ -10,9 +11,6 @@ import type { CompletedExtract } from '@botfleet/db';
 
 /** One exported record: always a plain object, whatever the run's data was. */
 export type ExportRecord = Record<string, unknown>;
-
-/** `itemsPath=.`: the data itself is the array of items. */
-export const ITEMS_AT_ROOT = '.';
 
 /** The most CSV columns an export finds by itself; past it the caller must name them with `fields`. */
 export const MAX_DISCOVERED_COLUMNS = 2_000;
@@ -84,13 +82,6 @@ export function createColumnCollector(maxColumns = MAX_DISCOVERED_COLUMNS) {
     columns: (): string[] => [...columns],
   };
 }
-
-/**
- * What a CSV does with cells a spreadsheet would run as a formula (`=HYPERLINK(...)`, `+cmd|...`,
- * `@SUM(...)`): `neutralise` (the default) prefixes them with `'`, `keep` leaves them raw.
- */
-export const CSV_FORMULA_HANDLING = ['neutralise', 'keep'] as const;
-export type CsvFormulaHandling = (typeof CSV_FORMULA_HANDLING)[number];
 
 /** The first characters with which Excel, LibreOffice and Google Sheets start a formula (OWASP's CSV injection list). */
 const FORMULA_START = /^[=+\-@\t\r]/;

@@ -9,7 +9,7 @@ import {
 } from '@botfleet/core';
 import { holdProfileOfOrganization, type Db, type StoredManifest } from '@botfleet/db';
 import { validationError } from '../http/validation-issues';
-import type { ManifestUpdate } from '../routes/manifest.contract';
+import type { ManifestUpdate } from '../contracts/manifest.contract';
 
 /** A new secret seals; an omitted or masked one keeps what is stored. */
 function sealOrKeep(box: SecretBox, given: string | undefined, stored: string | null): string | null {

@@ -4,12 +4,11 @@ import { stringify } from 'csv-stringify';
 import type { Response } from 'express';
 import { Readable, Transform, type Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { EXPORT_CONTENT_TYPES, type ExportFormat } from '../routes/results-export.contract';
+import { EXPORT_CONTENT_TYPES, type CsvFormulaHandling, type ExportFormat } from '../contracts/results-export.contract';
 import {
   createColumnCollector,
   csvCell,
   csvRowOf,
-  type CsvFormulaHandling,
   projectRecord,
   recordsOfRun,
   type ExportRecord,

@@ -1,12 +1,8 @@
-import {
-  createLogger,
-  createSecretBox,
-  redisSettingsFromUrl,
-  type Permission,
-  type RedisSettings,
-} from '@botfleet/core';
-import { createApiKey, createPrismaClient, type ArtifactStore, type PrismaClient } from '@botfleet/db';
+import { createSecretBox, redisSettingsFromUrl, type Permission, type RedisSettings } from '@botfleet/core';
+import type { ArtifactStore } from '@botfleet/artifacts';
+import { createApiKey, createPrismaClient, type PrismaClient } from '@botfleet/db';
 import { createTestOrganization, testDatabaseUrl } from '@botfleet/db/testing';
+import { createLogger } from '@botfleet/io';
 import { createOps } from '@botfleet/ops';
 import { createQueues, closeRedis, createRedisConnection, type Queues } from '@botfleet/queue';
 import { testRedisUrl, uniqueQueuePrefix } from '@botfleet/testkit';

@@ -1,5 +1,5 @@
 import type { ApiKey } from '@botfleet/db';
-import type { ApiKeyView, CreatedApiKeyView } from '../routes/api-keys.contract';
+import type { ApiKeyView, CreatedApiKeyView } from '../contracts/api-keys.contract';
 import { ms } from './time';
 
 // Built field by field: the key's hash must never reach a response.

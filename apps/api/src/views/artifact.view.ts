@@ -1,6 +1,6 @@
 import { ArtifactKindSchema } from '@botfleet/core';
 import type { ArtifactSummary } from '@botfleet/db';
-import type { ArtifactView } from '../routes/execution-results.contract';
+import type { ArtifactView } from '../contracts/execution-results.contract';
 
 /**
  * One artifact as the API lists it. The screenshot taken when a run failed is stored apart (the

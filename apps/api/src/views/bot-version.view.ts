@@ -1,6 +1,6 @@
 import type { Permission } from '@botfleet/core';
 import type { BotVersionRecord, BotVersionSummary } from '@botfleet/db';
-import type { BotVersionSummaryView, BotVersionView } from '../routes/bot-versions.contract';
+import type { BotVersionSummaryView, BotVersionView } from '../contracts/bot-versions.contract';
 import { toManifestView } from './manifest.view';
 
 type ChangedPart = BotVersionSummaryView['changes'][number];

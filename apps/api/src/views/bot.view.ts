@@ -1,5 +1,5 @@
 import type { BotListing } from '@botfleet/db';
-import type { BotDetail, BotSummary } from '../routes/bots.contract';
+import type { BotDetail, BotSummary } from '../contracts/bots.contract';
 import { nextRunOf } from './schedule.view';
 import { ms } from './time';
 

@@ -1,5 +1,5 @@
 import type { Credential } from '@botfleet/db';
-import type { CredentialTotpView, CredentialView } from '../routes/credentials.contract';
+import type { CredentialTotpView, CredentialView } from '../contracts/credentials.contract';
 
 // Built field by field: the sealed password and TOTP must never reach a response.
 export function toCredentialView(credential: Credential, totp: CredentialTotpView | null): CredentialView {

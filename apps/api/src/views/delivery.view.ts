@@ -1,6 +1,6 @@
 import { WebhookAuthSchema, WebhookEventSchema, webhookUrlAsSeenBy, type Permission } from '@botfleet/core';
 import type { listDeliveriesForExecution } from '@botfleet/db';
-import type { DeliveryView } from '../routes/deliveries.contract';
+import type { DeliveryView } from '../contracts/deliveries.contract';
 import { ms } from './time';
 
 type DeliveryRow = Awaited<ReturnType<typeof listDeliveriesForExecution>>[number];

@@ -1,5 +1,5 @@
 import type { Execution, NamedExecutionSummary } from '@botfleet/db';
-import type { ExecutionView, TriggerReceipt } from '../routes/executions.contract';
+import type { ExecutionView, TriggerReceipt } from '../contracts/executions.contract';
 import { ms } from './time';
 
 export function toExecutionView(execution: NamedExecutionSummary, now = Date.now()): ExecutionView {

@@ -1,6 +1,6 @@
 import type { Execution } from '@botfleet/db';
-import type { ExtractView } from '../routes/execution-results.contract';
-import type { LatestExtractView } from '../routes/executions.contract';
+import type { ExtractView } from '../contracts/execution-results.contract';
+import type { LatestExtractView } from '../contracts/executions.contract';
 
 /** An execution's extracted data; the caller has checked it completed with data. */
 export function toExtractView(execution: Pick<Execution, 'extractedData'>): ExtractView {

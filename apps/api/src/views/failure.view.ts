@@ -1,5 +1,5 @@
 import type { Execution } from '@botfleet/db';
-import type { FailureView } from '../routes/execution-results.contract';
+import type { FailureView } from '../contracts/execution-results.contract';
 
 /** Why a failed execution failed; `screenshotUrl` is the signed URL of the screenshot taken then, if any. */
 export function toFailureView(

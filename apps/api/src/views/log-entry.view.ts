@@ -1,4 +1,4 @@
-import type { LogEntry } from '../routes/execution-results.contract';
+import type { LogEntry } from '../contracts/execution-results.contract';
 import type { ExecutionLog } from '@botfleet/db';
 
 export function toLogEntryView(log: ExecutionLog): LogEntry {

@@ -1,5 +1,5 @@
 import { MASKED_SECRET, subscribedEvents, webhookUrlAsSeenBy, type Permission } from '@botfleet/core';
-import type { Manifest } from '../routes/manifest.contract';
+import type { Manifest } from '../contracts/manifest.contract';
 import type { StoredManifest } from '@botfleet/db';
 
 /** The manifest as the API shows a key of this permission: secrets masked, URL secrets too for `read`. */

@@ -1,5 +1,5 @@
 import type { ProfileVersionSummary, ProfileWithOrigins } from '@botfleet/db';
-import type { ProfileVersionView, ProfileView } from '../routes/profiles.contract';
+import type { ProfileVersionView, ProfileView } from '../contracts/profiles.contract';
 
 // Built field by field: the sealed state must never reach a response.
 export function toProfileView(profile: ProfileWithOrigins): ProfileView {

@@ -1,5 +1,5 @@
 import type { QueueBacklog } from '@botfleet/db';
-import type { QueueOverview } from '../routes/executions.contract';
+import type { QueueOverview } from '../contracts/executions.contract';
 
 /**
  * The queue overview of one organization. The age is measured here, against the same clock as

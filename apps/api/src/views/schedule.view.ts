@@ -1,6 +1,6 @@
 import { scheduleSpecOf, upcomingRuns } from '@botfleet/core';
 import type { Bot, Schedule } from '@botfleet/db';
-import type { ScheduleView } from '../routes/schedule.contract';
+import type { ScheduleView } from '../contracts/schedule.contract';
 import { ms } from './time';
 
 const NEXT_RUNS = 5;

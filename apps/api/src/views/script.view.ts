@@ -1,4 +1,4 @@
-import type { ScriptView } from '../routes/scripts.contract';
+import type { ScriptView } from '../contracts/scripts.contract';
 import type { Script } from '@botfleet/db';
 
 export function toScriptView(script: Script): ScriptView {

@@ -1,4 +1,4 @@
-import type { StepOutputView } from '../routes/execution-results.contract';
+import type { StepOutputView } from '../contracts/execution-results.contract';
 import type { StepOutput } from '@botfleet/db';
 
 /**

@@ -11,7 +11,7 @@ const isPermission = (value: string): value is Permission => (PERMISSIONS as rea
 /**
  * `botfleet keys create --name N --permission read|write|admin`: a key in the organization of the
  * (admin) key in use, through the API. The key is printed once; botfleet keeps only its hash.
- * (The first admin key of an organization comes from the server: `npm run cli -- keys create`.)
+ * (The first admin key of an organization comes from the server: `botfleet admin keys create`.)
  */
 export async function createKeyCommand({ client, output, args }: CommandContext): Promise<void> {
   const { values } = parseArgs({ args, options: { name: { type: 'string' }, permission: { type: 'string' } } });

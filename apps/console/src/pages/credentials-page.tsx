@@ -19,7 +19,7 @@ import { useAction } from '../use-action';
 import { useLoad } from '../use-load';
 
 /*
- * Logins for steps to fill (contract-3 section 6). The password and the TOTP secret are
+ * Logins for steps to fill (docs/sessions.md). The password and the TOTP secret are
  * write-only: the API never sends them, so the page shows whether they are set, and its secret
  * inputs start empty and are emptied again after every save.
  */

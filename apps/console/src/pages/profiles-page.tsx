@@ -8,7 +8,7 @@ import { collectPages } from '../list-pages';
 import { hrefOf, navigate } from '../routes';
 import { useLoad } from '../use-load';
 
-/** Browser profiles: the cookies and storage runs start from (contract-3 section 5). */
+/** Browser profiles: the cookies and storage runs start from (docs/sessions.md). */
 export function ProfilesPage() {
   const { client, canWrite } = useSession();
   const profiles = useLoad(

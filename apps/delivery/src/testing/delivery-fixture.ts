@@ -1,7 +1,8 @@
 import { createApiHarness, type ApiHarness, type TestOrg } from '@botfleet/api/testing';
-import { createLogger, type RoleHandle, redisSettingsFromUrl } from '@botfleet/core';
+import { type RoleHandle, redisSettingsFromUrl } from '@botfleet/core';
 import { deleteBotsOfOrganization } from '@botfleet/db';
 import { createCompletedExecutionWithDelivery } from '@botfleet/db/testing';
+import { createLogger } from '@botfleet/io';
 import { webhookDeliver } from '@botfleet/queue';
 import { testRedisUrl } from '@botfleet/testkit';
 import request from 'supertest';
@@ -47,11 +48,11 @@ export async function createDeliveryFixture(): Promise<DeliveryFixture> {
         secretBox: h.deps.secretBox,
         concurrency: 4,
         allowPrivateNetwork: true,
-        timeoutMs: 2_000,
+        webhookTimeoutMs: 2_000,
         retryDelaysMs: [50, 100],
         sweepIntervalMs: 100,
         sweepOrganizationId: org.id,
-        closeTimeoutMs: 5_000,
+        drainTimeoutMs: 5_000,
         ...overrides,
       });
       roles.push(role);

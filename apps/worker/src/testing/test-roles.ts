@@ -1,6 +1,7 @@
 import type { ApiHarness, TestOrg } from '@botfleet/api/testing';
-import { createLogger, type RoleHandle, redisSettingsFromUrl } from '@botfleet/core';
+import { type RoleHandle, redisSettingsFromUrl } from '@botfleet/core';
 import { startDelivery } from '@botfleet/delivery';
+import { createLogger } from '@botfleet/io';
 import { testRedisUrl } from '@botfleet/testkit';
 import { startWorker, type WorkerOptions } from '../start-worker';
 
@@ -46,7 +47,7 @@ export function startTestDelivery(api: ApiHarness): Promise<RoleHandle> {
     secretBox: api.deps.secretBox,
     concurrency: 2,
     allowPrivateNetwork: true,
-    timeoutMs: 2_000,
+    webhookTimeoutMs: 2_000,
     retryDelaysMs: [100],
   });
 }

@@ -1,5 +1,6 @@
-import { createLogger, redisSettingsFromUrl } from '@botfleet/core';
+import { redisSettingsFromUrl } from '@botfleet/core';
 import { createTestPrismaClient } from '@botfleet/db/testing';
+import { createLogger } from '@botfleet/io';
 import { testRedisUrl } from '@botfleet/testkit';
 import { startWorker } from '../start-worker';
 

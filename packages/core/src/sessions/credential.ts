@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /*
  * A credential is a login for steps to fill: a username, a password and a TOTP secret, the last
- * two write-only (contract-3 section 6). Steps never hold the values: a `fill` step's value names
+ * two write-only (docs/sessions.md). Steps never hold the values: a `fill` step's value names
  * the credential and the field, and the worker resolves it when the step runs.
  */
 

@@ -4,12 +4,11 @@ import path from 'node:path';
 import type { PrismaClient } from '../client';
 import { findMigrationsDir } from '../migrations-dir';
 import { createTestBot, useTestOrganization } from '../testing';
+import { loadBotDefinition, recordBotVersion } from './bot-definition';
 import {
   findBotVersion,
   findBotVersionForRun,
   listBotVersions,
-  loadBotDefinition,
-  recordBotVersion,
   restoreBotVersion,
   summarizeBotVersion,
 } from './bot-versions';

@@ -8,7 +8,7 @@ import {
 import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client';
 import { preparedStatement, queryPrepared } from '../prepared-statement';
-import { recordBotVersion } from './bot-versions';
+import { recordBotVersion } from './bot-definition';
 import type { Db } from './db-handle';
 import { storageKeysOf } from './execution-retention';
 import { inTransaction } from './in-transaction';

@@ -4,7 +4,7 @@ import { inTransaction } from './in-transaction';
 import { afterCursor, NEWEST_FIRST, toPage } from './keyset';
 
 /*
- * Credentials for logins (contract-3 section 6). The password and the TOTP parameters are stored
+ * Credentials for logins (docs/sessions.md). The password and the TOTP parameters are stored
  * sealed with SECRETS_KEY by the caller (it holds the SecretBox) and never returned by the API;
  * only the worker opens them, when a step fills one.
  */

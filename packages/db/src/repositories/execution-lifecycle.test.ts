@@ -15,10 +15,10 @@ import {
   endExecutionAttempt,
   requeueExecution,
   writeProgress,
-  type ProgressBatch,
 } from './execution-lifecycle';
 import { listArtifacts, listExecutionLogs, listStepOutputs } from './execution-results';
 import { findExecution } from './executions';
+import type { ProgressBatch } from './progress-batch';
 
 let db: PrismaClient;
 let organizationId: string;
@@ -158,7 +158,9 @@ describe('writeProgress', () => {
       const run = await claimedRun(bot.id);
       // Both claim paths: one statement with no cap, a transaction under the organization's lock with one.
       const claim = () =>
-        round % 2 === 0 ? claimExecution(db, run.executionId) : claimExecutionWithinCap(db, run.executionId, 1_000);
+        round % 2 === 0
+          ? claimExecution(db, run.executionId)
+          : claimExecutionWithinCap(db, run.executionId, (own) => own ?? 1_000);
       const [write, claimed] = await Promise.all([writeProgress(db, run, flushOf(1)), claim()]);
       expect(claimed).toMatchObject({ attempt: 2 });
       // Written first, the claim cleared the rows; refused, nothing of the flush was written.

@@ -1,19 +1,11 @@
-import {
-  newId,
-  selectDataPath,
-  type ExecutionEnd,
-  type LogLevel,
-  type LogSource,
-  type RunOutcome,
-  type StepResult,
-} from '@botfleet/core';
-import type { PlacedArtifactContent } from '../artifact-store';
+import { newId, selectDataPath, type ExecutionEnd, type RunOutcome } from '@botfleet/core';
 import { Prisma, type Execution, type ExecutionStatus } from '../generated/prisma/client';
 import { detectDataChange } from './data-changes';
 import type { Db } from './db-handle';
 import { createEventDeliveries } from './event-deliveries';
 import { inTransaction } from './in-transaction';
 import { loadManifest } from './manifests';
+import type { ProgressBatch } from './progress-batch';
 import { saveProfileVersion, type NewProfileVersion } from './profiles';
 import { insertProgressRows, jsonColumn as json } from './progress-rows';
 
@@ -36,7 +28,7 @@ export interface ClaimedExecution {
   params: Record<string, unknown>;
   startedAt: Date;
   trigger: Execution['trigger'];
-  /** The profile the run starts from and may save to (contract-3 section 5); null without one. */
+  /** The profile the run starts from and may save to (docs/sessions.md); null without one. */
   profileId: string | null;
   /** The bot's version when the run was triggered: the definition the run runs (bot-versions.ts). */
   botVersion: number;
@@ -100,25 +92,30 @@ async function claimIf(db: Db, executionId: string, condition: Prisma.Sql): Prom
 }
 
 /**
+ * An organization's running cap given its own value (`maxRunningExecutions`, null when the
+ * operator set none); null: no cap. The rule and its default are the engine's (engine/caps.ts).
+ */
+export type RunningCapRule = (organizationMax: number | null) => number | null;
+
+/**
  * Claims the execution as claimExecution does, unless its organization already has as many runs
- * going across the fleet as its running cap allows: the organization's own `maxRunningExecutions`
- * (set by the operator), else `defaultMaxRunning` (MAX_RUNNING_EXECUTIONS_PER_ORG; null: no cap).
- * Then nothing changes and it answers 'at-capacity'; it answers 'profile-busy' when another run of
- * its profile goes first (PROFILE_TURN).
+ * going across the fleet as `capOf` allows it. Then nothing changes and it answers 'at-capacity';
+ * it answers 'profile-busy' when another run of its profile goes first (PROFILE_TURN).
  *
- * With no cap anywhere (the common case) this is one statement and takes no lock. Otherwise a
- * per-organization advisory lock makes count-and-claim atomic across every worker, so the cap
- * holds exactly: the first statement takes the lock and reads the cap, the second counts and
- * claims. They cannot be one statement: under READ COMMITTED a statement sees the rows committed
- * before it began, so a count in the locking statement could miss the claim that the previous
- * holder of the lock committed while this one waited.
+ * When an organization without a value of its own has no cap (the common case) this is one
+ * statement for it and takes no lock. Otherwise a per-organization advisory lock makes
+ * count-and-claim atomic across every worker, so the cap holds exactly: the first statement takes
+ * the lock and reads the organization's value, the second counts and claims. They cannot be one
+ * statement: under READ COMMITTED a statement sees the rows committed before it began, so a count
+ * in the locking statement could miss the claim that the previous holder of the lock committed
+ * while this one waited.
  */
 export async function claimExecutionWithinCap(
   db: Db,
   executionId: string,
-  defaultMaxRunning: number | null,
+  capOf: RunningCapRule,
 ): Promise<ClaimedExecution | null | 'at-capacity' | 'profile-busy'> {
-  if (defaultMaxRunning === null) {
+  if (capOf(null) === null) {
     const claimed = await claimIf(
       db,
       executionId,
@@ -129,8 +126,8 @@ export async function claimExecutionWithinCap(
     // the locked path tells.
   }
   return inTransaction(db, async (tx) => {
-    const rows = await tx.$queryRaw<{ organizationId: string; cap: number | null; profileTurn: boolean }[]>`
-      SELECT e."organizationId", COALESCE(o."maxRunningExecutions", ${defaultMaxRunning}::int) AS cap,
+    const rows = await tx.$queryRaw<{ organizationId: string; organizationMax: number | null; profileTurn: boolean }[]>`
+      SELECT e."organizationId", o."maxRunningExecutions" AS "organizationMax",
              (SELECT ${PROFILE_TURN} FROM "Execution" WHERE "Execution".id = e.id) AS "profileTurn",
              pg_advisory_xact_lock(hashtextextended('running:' || e."organizationId", 0))::text AS locked
         FROM "Execution" e JOIN "Organization" o ON o.id = e."organizationId"
@@ -138,46 +135,19 @@ export async function claimExecutionWithinCap(
     const row = rows[0];
     if (!row) return null;
     if (!row.profileTurn) return 'profile-busy';
-    if (row.cap === null) return (await claimExecution(tx, executionId)) ?? 'profile-busy';
+    const cap = capOf(row.organizationMax);
+    if (cap === null) return (await claimExecution(tx, executionId)) ?? 'profile-busy';
     const claimed = await claimIf(
       tx,
       executionId,
       Prisma.sql`(SELECT count(*) FROM "Execution" r
                    WHERE r."organizationId" = ${row.organizationId} AND r.status = 'running'
-                     AND r.id <> ${executionId}) < ${row.cap}`,
+                     AND r.id <> ${executionId}) < ${cap}`,
     );
     // Checked claimable under the lock a moment ago: not claimed now means at the cap (or a
     // cancel landed in between, which the next claim will see).
     return claimed ?? 'at-capacity';
   });
-}
-
-export type StepOutputRecord = StepResult;
-
-export interface LogRecord {
-  timestamp: number;
-  level: LogLevel;
-  source: LogSource;
-  message: string;
-  /** The try that wrote the line (default 1). */
-  attempt?: number;
-}
-
-/** An artifact whose content the artifact store already holds (`data` here, or `storageKey` there). */
-export interface ArtifactRecord extends PlacedArtifactContent {
-  id: string;
-  kind: string;
-  contentType: string;
-  /** The step it was taken after (step screenshots, a screenshot step's output). */
-  stepIndex?: number | null;
-  /** The content is sealed with SECRETS_KEY (sealArtifactContent); `bytes` is then the plain size. */
-  sealed?: boolean;
-}
-
-export interface ProgressBatch {
-  steps: StepOutputRecord[];
-  logs: LogRecord[];
-  artifacts: ArtifactRecord[];
 }
 
 /** The attempt a run's write speaks for. */

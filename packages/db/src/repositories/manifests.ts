@@ -9,7 +9,7 @@ import {
 } from '@botfleet/core';
 import { z } from 'zod';
 import { Prisma, type Manifest as ManifestRow } from '../generated/prisma/client';
-import { recordBotVersion } from './bot-versions';
+import { recordBotVersion } from './bot-definition';
 import type { Db } from './db-handle';
 import { inTransaction } from './in-transaction';
 
@@ -28,7 +28,7 @@ export interface StoredManifest {
   /** The first failed attempt since the last successful one. */
   webhookFailingSince?: Date | null;
   parameters: ParameterDefinition[];
-  /** The browser profile runs start from and, by `persist`, save back to (contract-3 section 5). */
+  /** The browser profile runs start from and, by `persist`, save back to (docs/sessions.md). */
   session: { profileId: string; persist: SessionPersist } | null;
 }
 

@@ -33,7 +33,7 @@ async function profileBot() {
   return { profileId: profile.id, botId: bot.id };
 }
 
-const claim = (executionId: string) => claimExecutionWithinCap(db, executionId, null);
+const claim = (executionId: string) => claimExecutionWithinCap(db, executionId, (own) => own);
 const noProgress = () => ({ steps: [], logs: [], artifacts: [] });
 
 describe('profile turns', () => {

@@ -13,7 +13,7 @@ import { inTransaction } from './in-transaction';
 import { afterCursor, NEWEST_FIRST, toPage, type Page } from './keyset';
 
 /*
- * Browser profiles (contract-3 section 5). A profile's state is kept as numbered versions, each a
+ * Browser profiles (docs/sessions.md). A profile's state is kept as numbered versions, each a
  * sealed Playwright storage state with the summary reads show; the profile row points at the
  * newest. Sealing and opening happen in the caller (it holds the SecretBox); nothing here sees
  * a value in the clear.

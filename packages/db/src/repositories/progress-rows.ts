@@ -1,7 +1,7 @@
 import { newId } from '@botfleet/core';
 import { Prisma } from '../generated/prisma/client';
 import type { Db } from './db-handle';
-import type { ProgressBatch } from './execution-lifecycle';
+import type { ProgressBatch } from './progress-batch';
 
 /*
  * The INSERTs of a run's progress, unfenced. Deliberately not exported from @botfleet/db: a run's

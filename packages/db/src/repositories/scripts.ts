@@ -1,5 +1,5 @@
 import { newId } from '@botfleet/core';
-import { recordBotVersion } from './bot-versions';
+import { recordBotVersion } from './bot-definition';
 import type { Db } from './db-handle';
 import { inTransaction } from './in-transaction';
 

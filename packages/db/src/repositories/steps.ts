@@ -1,6 +1,6 @@
 import { newId, type CreateBotInput, type Step } from '@botfleet/core';
 import type { Prisma, RecordedStep } from '../generated/prisma/client';
-import { recordBotVersion } from './bot-versions';
+import { recordBotVersion } from './bot-definition';
 import { createBot } from './bots';
 import type { Db } from './db-handle';
 import { inTransaction } from './in-transaction';

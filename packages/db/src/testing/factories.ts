@@ -5,11 +5,12 @@ import { createBot } from '../repositories/bots';
 import { detectDataChange, saveDataChange } from '../repositories/data-changes';
 import type { Db } from '../repositories/db-handle';
 import { createEventDeliveries } from '../repositories/event-deliveries';
-import { newArtifactId, type ArtifactRecord, type ProgressBatch } from '../repositories/execution-lifecycle';
+import { newArtifactId } from '../repositories/execution-lifecycle';
 import { createExecution, type NewExecution } from '../repositories/executions';
 import { inTransaction } from '../repositories/in-transaction';
 import { loadManifest, saveManifest, toStoredManifest, type StoredManifest } from '../repositories/manifests';
 import { ensureOrganization } from '../repositories/organizations';
+import type { ArtifactRecord, ProgressBatch } from '../repositories/progress-batch';
 import { insertProgressRows } from '../repositories/progress-rows';
 
 /*

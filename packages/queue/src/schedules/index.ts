@@ -1,4 +1,2 @@
 export * from './job-schedulers';
 export * from './tick-slot';
-export * from './series-start';
-export * from './arm-plan';

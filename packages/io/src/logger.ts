@@ -1,6 +1,4 @@
-import pino, { type Logger } from 'pino';
-
-export type { Logger };
+import pino, { type Logger as PinoLogger } from 'pino';
 
 /** Paths pino blanks out wherever they appear, so a careless log call cannot leak a secret. */
 const REDACT = [
@@ -18,6 +16,10 @@ const REDACT = [
   'headers.authorization',
 ];
 
+/**
+ * The process's logger: JSON lines on stdout (or `destination`). It lives here rather than in
+ * @botfleet/core because writing is I/O; packages take it as core's `Logger`, which it satisfies.
+ */
 export function createLogger(
   options: {
     level?: string;
@@ -25,7 +27,7 @@ export function createLogger(
     /** Where the JSON lines go (default stdout); tests pass a stream to read what was logged. */
     destination?: pino.DestinationStream;
   } = {},
-): Logger {
+): PinoLogger {
   const settings = {
     name: options.name ?? 'botfleet',
     level: options.level ?? 'info',

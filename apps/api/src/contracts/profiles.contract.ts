@@ -2,7 +2,7 @@ import { ProfileOriginSchema, TimestampSchema } from '@botfleet/core';
 import { z } from 'zod';
 
 /*
- * Browser profiles (contract-3 section 5). The state itself is core's StorageStateSchema (what a
+ * Browser profiles (docs/sessions.md). The state itself is core's StorageStateSchema (what a
  * run loads and saves); reads of a profile show its origins with counts, never a cookie or
  * storage value.
  */

@@ -8,7 +8,8 @@ import { pipeline } from 'node:stream/promises';
 /*
  * Where a run's artifacts (screenshots, traces, HARs, downloads) keep their content: the
  * artifact store, chosen by ARTIFACT_STORE. The Artifact row (kind, size, step, run) always lives
- * in PostgreSQL; the store decides where the bytes go. `postgres` (the default, for one machine)
+ * in PostgreSQL, written by @botfleet/db's repositories with what `put` answers; the store decides
+ * where the bytes go, and is no database repository, so it lives in a package of its own. `postgres` (the default, for one machine)
  * keeps them in the row; `s3` streams them into a bucket (s3-artifact-store.ts) and the row keeps
  * the object's key. Content is put before its row is written, and read back as a stream. The
  * content of a run that held secret values is sealed with SECRETS_KEY in either store

@@ -2,7 +2,7 @@ import { MAX_CREDENTIAL_ORIGINS, normalizeCredentialOrigin, TimestampSchema, TOT
 import { z } from 'zod';
 
 /*
- * Credentials for logins (contract-3 section 6). The password and the TOTP secret are write-only:
+ * Credentials for logins (docs/sessions.md). The password and the TOTP secret are write-only:
  * requests carry them, no response does; reads say whether each is set, and the TOTP's algorithm,
  * digits and period, which are no secret.
  */

@@ -1,6 +1,5 @@
 import { DATA_PATH_PATTERN } from '@botfleet/core';
 import { z } from 'zod';
-import { CSV_FORMULA_HANDLING, ITEMS_AT_ROOT } from '../services/export-records';
 
 /*
  * The query of a results export (GET /bots/:botId/results) and of one execution's extract in
@@ -9,6 +8,16 @@ import { CSV_FORMULA_HANDLING, ITEMS_AT_ROOT } from '../services/export-records'
 
 export const EXPORT_FORMATS = ['json', 'jsonl', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** `itemsPath=.`: the data itself is the array of items. */
+export const ITEMS_AT_ROOT = '.';
+
+/**
+ * What a CSV does with cells a spreadsheet would run as a formula (`=HYPERLINK(...)`, `+cmd|...`,
+ * `@SUM(...)`): `neutralise` (the default) prefixes them with `'`, `keep` leaves them raw.
+ */
+export const CSV_FORMULA_HANDLING = ['neutralise', 'keep'] as const;
+export type CsvFormulaHandling = (typeof CSV_FORMULA_HANDLING)[number];
 
 /** What each format is sent as. */
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {

@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { isPublicAddress } from './public-address';
+import { isPublicAddress } from '@botfleet/core';
 
 export interface GuardedLookupOptions {
   /** Builds the error a refused name fails its connection with. */

@@ -1,0 +1,2 @@
+export * from './guarded-lookup';
+export * from './logger';
