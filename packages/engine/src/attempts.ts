@@ -117,16 +117,15 @@ export async function completeExecution(
       break;
     case 'failed':
     case 'timed_out':
-      if (outcome.screenshot) {
-        const id = newArtifactId();
+      {
         const screenshot = await failureScreenshotRecord(deps, attempt, outcome);
-        if (screenshot) {
-          // Small and bounded: kept in the row whatever the artifact store, so the event's URL
-          // never waits on a bucket.
-          progress.artifacts.push({ id, kind: 'failure-screenshot', contentType: 'image/png', ...screenshot });
-          const urls = deps.artifactUrls;
-          if (urls) screenshotUrl = createArtifactUrlSigner(urls.signingKey, urls.baseUrl, urls.ttlSeconds).sign(id);
-        }
+        if (!screenshot) break;
+        const id = newArtifactId();
+        // Small and bounded: kept in the row whatever the artifact store, so the event's URL
+        // never waits on a bucket.
+        progress.artifacts.push({ id, kind: 'failure-screenshot', contentType: 'image/png', ...screenshot });
+        const urls = deps.artifactUrls;
+        if (urls) screenshotUrl = createArtifactUrlSigner(urls.signingKey, urls.baseUrl, urls.ttlSeconds).sign(id);
       }
       break;
     case 'cancelled':
@@ -220,7 +219,7 @@ export async function failAbandonedExecution(
 }
 
 /**
- * The failure screenshot's row content: sealed when the run held secret values or ran on a
+ * The failure screenshot's row content, or null when the run has none: sealed when the run held secret values or ran on a
  * profile, as saveArtifact seals the run's other artifacts; null (not kept, with a warning) when
  * it must be sealed and this process has no SECRETS_KEY: never stored in the clear instead.
  */
